@@ -1,0 +1,84 @@
+// The thin layer the Cython binding calls: plain integers, strings and vectors,
+// errors as std::invalid_argument (Cython turns them into ValueError).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "movegen.h"
+#include "position.h"
+
+namespace usi_mate {
+namespace api {
+
+inline std::vector<std::string> to_usi(const MoveList& list) {
+  std::vector<std::string> out;
+  out.reserve(list.size);
+  for (Move m : list) out.push_back(move_to_usi(m));
+  return out;
+}
+
+inline std::vector<std::string> legal_moves(const Position& pos) {
+  MoveList list;
+  generate_legal(pos, list);
+  return to_usi(list);
+}
+
+inline std::vector<std::string> check_moves(const Position& pos) {
+  MoveList list;
+  generate_checks(pos, list);
+  return to_usi(list);
+}
+
+inline std::vector<std::string> evasions(const Position& pos) {
+  MoveList list;
+  generate_evasions(pos, list);
+  return to_usi(list);
+}
+
+// The legal move written as `usi` in pos; throws std::invalid_argument naming
+// why it is malformed or illegal.
+inline Move parse_legal_move(const Position& pos, const std::string& usi) {
+  Move m16 = usi_to_move16(usi);
+  if (m16 == MOVE_NONE) throw std::invalid_argument("malformed move '" + usi + "' (expected e.g. 7g7f, 8h2b+ or G*5b)");
+  Move m = pos.complete_move(m16);
+  if (m == MOVE_NONE)
+    throw std::invalid_argument("illegal move '" + usi + "': no piece of the side to move on " +
+                                square_to_usi(move_from(m16)));
+  MoveList list;
+  generate_legal(pos, list);
+  for (Move legal : list)
+    if (legal == m) return m;
+  throw std::invalid_argument("illegal move '" + usi + "' in " + pos.sfen());
+}
+
+inline void push_usi(Position& pos, const std::string& usi) { pos.do_move(parse_legal_move(pos, usi)); }
+
+inline bool is_mate(const Position& pos) { return pos.in_check() && !has_legal_move(pos); }
+
+inline bool gives_check(const Position& pos, const std::string& usi) {
+  return pos.gives_check(parse_legal_move(pos, usi));
+}
+
+inline int hand_count_of(const Position& pos, int color, int piece_type) {
+  return hand_count(pos.hand(Color(color)), PieceType(piece_type));
+}
+
+inline int side_to_move(const Position& pos) { return int(pos.side_to_move()); }
+
+// Piece on a square as a 2-3 character string ("+P", "k", "" for empty).
+inline std::string piece_str(const Position& pos, int sq) {
+  static const char* chars = " PLNSBRGK";
+  Piece p = pos.piece_on(sq);
+  if (p == NO_PIECE) return "";
+  PieceType pt = type_of(p);
+  std::string s = pt > KING ? "+" : "";
+  char ch = chars[hand_type(pt)];
+  s += color_of(p) == BLACK ? ch : char(ch - 'A' + 'a');
+  return s;
+}
+
+inline std::string last_move_usi(const Position& pos) { return move_to_usi(pos.last_move()); }
+
+}  // namespace api
+}  // namespace usi_mate

@@ -1,0 +1,387 @@
+#include "position.h"
+
+#include <cctype>
+#include <cstring>
+#include <sstream>
+
+namespace usi_mate {
+
+namespace zobrist {
+uint64_t psq[PIECE_NB][SQ_NB];
+uint64_t side;
+uint64_t hand[COLOR_NB][PIECE_TYPE_NB];
+}  // namespace zobrist
+
+const char* Position::kStartSfen = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+
+namespace {
+// SplitMix64: a fixed seed gives the same keys on every platform and run.
+uint64_t splitmix(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+const char* kPieceChars = " PLNSBRGK";  // index = unpromoted piece type
+// Pieces per type in a full set (both colours together); kings per colour.
+constexpr int kFullSet[8] = {0, 18, 4, 4, 4, 2, 2, 4};
+
+PieceType type_from_char(char ch) {
+  const char* p = std::strchr(kPieceChars + 1, std::toupper(static_cast<unsigned char>(ch)));
+  return p && ch ? PieceType(p - kPieceChars) : NO_PIECE_TYPE;
+}
+}  // namespace
+
+void init_core() {
+  static bool done = false;
+  if (done) return;
+  init_tables();
+  uint64_t seed = 0x5eed0f05105417e5ULL;
+  for (auto& row : zobrist::psq)
+    for (auto& k : row) k = splitmix(seed);
+  for (int c = 0; c < 2; ++c)
+    for (int pt = 0; pt < PIECE_TYPE_NB; ++pt) zobrist::hand[c][pt] = splitmix(seed);
+  // The side key is an odd number in bit 0 only, so board_key & 1 tells the side to move.
+  zobrist::side = 1;
+  for (auto& row : zobrist::psq)
+    for (auto& k : row) k &= ~1ULL;
+  done = true;
+}
+
+Position::Position() {
+  init_core();
+  states_.reserve(1024);
+  set_sfen(kStartSfen);
+}
+
+void Position::clear() {
+  for (auto& p : board_) p = NO_PIECE;
+  for (auto& b : by_type_) b = Bitboard();
+  by_color_[0] = by_color_[1] = occ_ = Bitboard();
+  hand_[0] = hand_[1] = HAND_ZERO;
+  king_sq_[0] = king_sq_[1] = SQ_NONE;
+  side_ = BLACK;
+  start_ply_ = 1;
+  states_.clear();
+}
+
+void Position::put_piece(Piece p, Square s) {
+  board_[s] = p;
+  Bitboard b = square_bb(s);
+  by_type_[type_of(p)] |= b;
+  by_color_[color_of(p)] |= b;
+  occ_ |= b;
+  if (type_of(p) == KING) king_sq_[color_of(p)] = s;
+}
+
+void Position::remove_piece(Square s) {
+  Piece p = board_[s];
+  Bitboard b = square_bb(s);
+  by_type_[type_of(p)] ^= b;
+  by_color_[color_of(p)] ^= b;
+  occ_ ^= b;
+  board_[s] = NO_PIECE;
+  if (type_of(p) == KING) king_sq_[color_of(p)] = SQ_NONE;
+}
+
+void Position::set_sfen(const std::string& input) {
+  std::istringstream ss(input);
+  std::string board, side, hands, ply, extra;
+  ss >> board >> side >> hands;
+  if (board.empty() || side.empty() || hands.empty())
+    throw std::invalid_argument("SFEN needs at least three fields (board, side to move, hands): '" + input + "'");
+  bool has_ply = bool(ss >> ply);
+  if (ss >> extra) throw std::invalid_argument("unexpected text after the SFEN: '" + extra + "'");
+
+  // Parse into locals first so that a failure leaves *this untouched.
+  Piece b[SQ_NB];
+  for (auto& p : b) p = NO_PIECE;
+  int counts[8] = {0};
+  int kings[2] = {0, 0};
+  int rank = 0, file = 8;  // file index 8 = file 9, read left to right
+  bool promote = false;
+  for (size_t i = 0; i < board.size(); ++i) {
+    char ch = board[i];
+    if (ch == '/') {
+      if (promote) throw std::invalid_argument("'+' not followed by a piece in the board field");
+      if (file != -1) throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board does not have 9 squares");
+      if (++rank > 8) throw std::invalid_argument("the board has more than 9 ranks");
+      file = 8;
+    } else if (ch >= '1' && ch <= '9') {
+      if (promote) throw std::invalid_argument("'+' must be followed by a piece letter");
+      file -= ch - '0';
+      if (file < -1) throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
+    } else if (ch == '+') {
+      if (promote) throw std::invalid_argument("'++' in the board field");
+      promote = true;
+    } else {
+      PieceType pt = type_from_char(ch);
+      if (pt == NO_PIECE_TYPE) throw std::invalid_argument(std::string("unknown piece letter '") + ch + "' in the board field");
+      if (file < 0) throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
+      Color c = std::isupper(static_cast<unsigned char>(ch)) ? BLACK : WHITE;
+      if (promote) {
+        if (!can_promote(pt)) throw std::invalid_argument(std::string("a '") + ch + "' cannot be promoted");
+        pt = promoted(pt);
+        promote = false;
+      }
+      if (pt == KING) {
+        if (++kings[c] > 1) throw std::invalid_argument(std::string("more than one ") + (c == BLACK ? "black" : "white") + " king");
+      } else {
+        ++counts[hand_type(pt)];
+      }
+      b[make_square(file, rank)] = make_piece(c, pt);
+      --file;
+    }
+  }
+  if (promote) throw std::invalid_argument("'+' at the end of the board field");
+  if (rank != 8 || file != -1) throw std::invalid_argument("the board field must have 9 ranks of 9 squares");
+
+  if (side != "b" && side != "w") throw std::invalid_argument("side to move must be 'b' or 'w', not '" + side + "'");
+
+  Hand h[2] = {HAND_ZERO, HAND_ZERO};
+  if (hands != "-") {
+    int n = 0;
+    bool has_n = false;
+    for (char ch : hands) {
+      if (ch >= '0' && ch <= '9') {
+        n = n * 10 + (ch - '0');
+        has_n = true;
+        if (n > 18) throw std::invalid_argument("hand count too large in '" + hands + "'");
+        continue;
+      }
+      PieceType pt = type_from_char(ch);
+      if (pt == NO_PIECE_TYPE || pt == KING)
+        throw std::invalid_argument(std::string("bad piece '") + ch + "' in the hands field '" + hands + "'");
+      if (has_n && n == 0) throw std::invalid_argument("zero count in the hands field '" + hands + "'");
+      int k = has_n ? n : 1;
+      Color c = std::isupper(static_cast<unsigned char>(ch)) ? BLACK : WHITE;
+      if (hand_count(h[c], pt) + k > HAND_MAX[pt])
+        throw std::invalid_argument("too many pieces of one type in the hands field '" + hands + "'");
+      h[c] = hand_add(h[c], pt, k);
+      counts[pt] += k;
+      n = 0;
+      has_n = false;
+    }
+    if (has_n) throw std::invalid_argument("hands field '" + hands + "' ends with a number");
+  }
+  for (int pt = PAWN; pt < KING; ++pt)
+    if (counts[pt] > kFullSet[pt])
+      throw std::invalid_argument(std::string("more ") + kPieceChars[pt] + " pieces than a full set has (" +
+                                  std::to_string(counts[pt]) + " > " + std::to_string(kFullSet[pt]) + ")");
+  int start_ply = 1;
+  if (has_ply) {
+    if (ply.size() > 9 || ply.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("move number must be a non-negative integer, not '" + ply + "'");
+    start_ply = std::stoi(ply);
+  }
+
+  clear();
+  for (Square s = 0; s < SQ_NB; ++s)
+    if (b[s] != NO_PIECE) put_piece(b[s], s);
+  hand_[BLACK] = h[BLACK];
+  hand_[WHITE] = h[WHITE];
+  side_ = side == "b" ? BLACK : WHITE;
+  start_ply_ = start_ply;
+  compute_state_from_scratch();
+}
+
+void Position::compute_state_from_scratch() {
+  StateInfo s{};
+  s.board_key = side_ == WHITE ? zobrist::side : 0;
+  for (Square sq = 0; sq < SQ_NB; ++sq)
+    if (board_[sq] != NO_PIECE) s.board_key ^= zobrist::psq[board_[sq]][sq];
+  s.hand_key = 0;
+  for (int c = 0; c < 2; ++c)
+    for (int pt = PAWN; pt < KING; ++pt)
+      s.hand_key += zobrist::hand[c][pt] * uint64_t(hand_count(hand_[c], PieceType(pt)));
+  s.move = MOVE_NONE;
+  s.captured = NO_PIECE;
+  Square k = king_sq_[side_];
+  s.checkers = k == SQ_NONE ? Bitboard() : attackers_to(~side_, k);
+  s.continuous_check[side_] = 0;
+  s.continuous_check[~side_] = s.checkers ? 1 : 0;
+  states_.push_back(s);
+}
+
+std::string Position::sfen() const {
+  std::string out;
+  for (int r = 0; r < 9; ++r) {
+    int empty = 0;
+    for (int f = 8; f >= 0; --f) {
+      Piece p = board_[make_square(f, r)];
+      if (p == NO_PIECE) { ++empty; continue; }
+      if (empty) { out += char('0' + empty); empty = 0; }
+      PieceType pt = type_of(p);
+      if (pt > KING) out += '+';
+      char ch = kPieceChars[hand_type(pt)];
+      out += color_of(p) == BLACK ? ch : char(std::tolower(ch));
+    }
+    if (empty) out += char('0' + empty);
+    if (r < 8) out += '/';
+  }
+  out += side_ == BLACK ? " b " : " w ";
+  std::string hands;
+  static const PieceType order[7] = {ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN};
+  for (Color c : {BLACK, WHITE})
+    for (PieceType pt : order) {
+      int n = hand_count(hand_[c], pt);
+      if (!n) continue;
+      if (n > 1) hands += std::to_string(n);
+      char ch = kPieceChars[pt];
+      hands += c == BLACK ? ch : char(std::tolower(ch));
+    }
+  out += hands.empty() ? "-" : hands;
+  out += " " + std::to_string(game_ply());
+  return out;
+}
+
+Bitboard Position::attackers_to(Color c, Square s, Bitboard occ) const {
+  Color them = ~c;  // attacks of a c-piece onto s are the reverse of them-piece attacks from s
+  Bitboard own = by_color_[c];
+  return ((T.step[them][PAWN][s] & by_type_[PAWN]) |
+          (T.step[them][KNIGHT][s] & by_type_[KNIGHT]) |
+          (T.step[them][SILVER][s] & by_type_[SILVER]) |
+          (T.step[them][GOLD][s] & (by_type_[GOLD] | by_type_[PRO_PAWN] | by_type_[PRO_LANCE] |
+                                    by_type_[PRO_KNIGHT] | by_type_[PRO_SILVER])) |
+          (king_attacks(s) & (by_type_[KING] | by_type_[HORSE] | by_type_[DRAGON])) |
+          (lance_attacks(them, s, occ) & by_type_[LANCE]) |
+          (rook_attacks(s, occ) & (by_type_[ROOK] | by_type_[DRAGON])) |
+          (bishop_attacks(s, occ) & (by_type_[BISHOP] | by_type_[HORSE]))) &
+         own;
+}
+
+Bitboard Position::blockers_for_king(Color kc) const {
+  Square k = king_sq_[kc];
+  if (k == SQ_NONE) return Bitboard();
+  Color them = ~kc;
+  // Sliders of the other colour that would attack k on an empty board.
+  Bitboard snipers = (rook_rays(k) & rook_likes(them)) | (bishop_rays(k) & bishop_likes(them)) |
+                     (T.ray[k][kc == BLACK ? DIR_N : DIR_S] & pieces(them, LANCE));
+  Bitboard result;
+  while (snipers) {
+    Square s = snipers.pop_lsb();
+    Bitboard b = T.between[s][k] & occ_;
+    if (b && !b.more_than_one()) result |= b;
+  }
+  return result;
+}
+
+void Position::do_move(Move m) {
+  StateInfo next;
+  const StateInfo& prev = states_.back();
+  next.board_key = prev.board_key ^ zobrist::side;
+  next.hand_key = prev.hand_key;
+  next.move = m;
+  next.captured = NO_PIECE;
+  Color us = side_;
+  Square to = move_to(m);
+  if (is_drop(m)) {
+    PieceType pt = drop_type(m);
+    hand_[us] = hand_sub(hand_[us], pt);
+    next.hand_key -= zobrist::hand[us][pt];
+    Piece p = make_piece(us, pt);
+    put_piece(p, to);
+    next.board_key ^= zobrist::psq[p][to];
+  } else {
+    Square from = move_from(m);
+    Piece p = board_[from];
+    Piece cap = board_[to];
+    if (cap != NO_PIECE) {
+      PieceType ht = hand_type(type_of(cap));
+      remove_piece(to);
+      next.board_key ^= zobrist::psq[cap][to];
+      if (ht != KING) {  // a king is never captured in legal play; tolerate it in pseudo-legal tests
+        hand_[us] = hand_add(hand_[us], ht);
+        next.hand_key += zobrist::hand[us][ht];
+      }
+      next.captured = cap;
+    }
+    remove_piece(from);
+    next.board_key ^= zobrist::psq[p][from];
+    Piece np = is_promotion(m) ? Piece(p + PROMOTE) : p;
+    put_piece(np, to);
+    next.board_key ^= zobrist::psq[np][to];
+  }
+  side_ = ~us;
+  Square k = king_sq_[side_];
+  next.checkers = k == SQ_NONE ? Bitboard() : attackers_to(us, k);
+  next.continuous_check[us] = next.checkers ? prev.continuous_check[us] + 1 : 0;
+  next.continuous_check[side_] = prev.continuous_check[side_];
+  states_.push_back(next);
+}
+
+void Position::undo_move() {
+  const StateInfo& s = states_.back();
+  Move m = s.move;
+  Color us = ~side_;
+  Square to = move_to(m);
+  if (is_drop(m)) {
+    remove_piece(to);
+    hand_[us] = hand_add(hand_[us], drop_type(m));
+  } else {
+    Square from = move_from(m);
+    Piece np = board_[to];
+    remove_piece(to);
+    put_piece(is_promotion(m) ? Piece(np - PROMOTE) : np, from);
+    if (s.captured != NO_PIECE) {
+      put_piece(s.captured, to);
+      PieceType ht = hand_type(type_of(s.captured));
+      if (ht != KING) hand_[us] = hand_sub(hand_[us], ht);
+    }
+  }
+  side_ = us;
+  states_.pop_back();
+}
+
+bool Position::gives_check(Move m) const {
+  Color us = side_, them = ~us;
+  Square k = king_sq_[them];
+  if (k == SQ_NONE) return false;
+  Square to = move_to(m);
+  PieceType pt = moved_after(m);
+  if (is_drop(m)) return attacks(us, pt, to, occ_).test(k);
+  Square from = move_from(m);
+  Bitboard occ = (occ_ ^ square_bb(from)) | square_bb(to);
+  if (pt != KING && attacks(us, pt, to, occ).test(k)) return true;
+  // Discovered check: the origin blocked one of our sliders and the move leaves the line.
+  if ((blockers_for_king(them) & by_color_[us]).test(from) && !aligned(from, to, k)) return true;
+  return false;
+}
+
+Move Position::complete_move(Move m) const {
+  if (is_drop(m)) return m;
+  Piece p = board_[move_from(m)];
+  if (p == NO_PIECE || color_of(p) != side_) return MOVE_NONE;
+  return m | (Move(type_of(p)) << 16);
+}
+
+std::string square_to_usi(Square s) {
+  return std::string(1, char('1' + file_of(s))) + char('a' + rank_of(s));
+}
+
+std::string move_to_usi(Move m) {
+  if (m == MOVE_NONE) return "none";
+  if (is_drop(m)) return std::string(1, kPieceChars[drop_type(m)]) + '*' + square_to_usi(move_to(m));
+  return square_to_usi(move_from(m)) + square_to_usi(move_to(m)) + (is_promotion(m) ? "+" : "");
+}
+
+Move usi_to_move16(const std::string& s) {
+  auto sq = [](char f, char r) -> Square {
+    if (f < '1' || f > '9' || r < 'a' || r > 'i') return SQ_NONE;
+    return make_square(f - '1', r - 'a');
+  };
+  if (s.size() == 4 && s[1] == '*') {
+    PieceType pt = type_from_char(s[0]);
+    if (pt == NO_PIECE_TYPE || pt == KING || !std::isupper(static_cast<unsigned char>(s[0]))) return MOVE_NONE;
+    Square to = sq(s[2], s[3]);
+    return to == SQ_NONE ? MOVE_NONE : make_drop(pt, to);
+  }
+  if (s.size() != 4 && !(s.size() == 5 && s[4] == '+')) return MOVE_NONE;
+  Square from = sq(s[0], s[1]), to = sq(s[2], s[3]);
+  if (from == SQ_NONE || to == SQ_NONE || from == to) return MOVE_NONE;
+  Move m = make_move(from, to, NO_PIECE_TYPE);
+  return s.size() == 5 ? m | MOVE_PROMOTE : m;
+}
+
+}  // namespace usi_mate

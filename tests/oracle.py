@@ -1,0 +1,160 @@
+"""Helpers shared by the tests: cshogi as the legality oracle, the shared problem
+files, SFEN field handling and mismatch collection.
+
+cshogi's C++ move generator (Apery lineage) is trusted for legality, including
+pawn-drop mate with pinned defenders (DOMAIN.md section 5). "Gives check" is
+decided by pushing the move and asking ``is_check()``, not by cshogi's own
+``check_moves`` generator, so the oracle for check_moves() is as plain as it gets.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cshogi
+
+PROBLEMS_DIR = Path(os.environ.get("USI_MATE_PROBLEMS", "/work/shared/problems"))
+START_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+
+# Full set per piece type (both colours together), kings excluded.
+FULL_SET = {"R": 2, "B": 2, "G": 4, "S": 4, "N": 4, "L": 4, "P": 18}
+HAND_ORDER = "RBGSNLP"
+FILES = "987654321"  # SFEN rank strings run from file 9 to file 1
+RANKS = "abcdefghi"
+
+
+def problem_files() -> list[Path]:
+    return sorted(PROBLEMS_DIR.glob("*.sfen"))
+
+
+def load_problems() -> list[tuple[str, str]]:
+    """Every (id, sfen) of the shared problem files; lines are 'SFEN # expected id ...'."""
+    out = []
+    for path in problem_files():
+        for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+            sfen, _, comment = line.partition("#")
+            sfen = sfen.strip()
+            if not sfen:
+                continue
+            words = comment.split()
+            ident = words[1] if len(words) > 1 else f"{path.name}:{lineno}"
+            out.append((ident, sfen))
+    return out
+
+
+def usi_moves(board: cshogi.Board) -> list[str]:
+    return sorted(cshogi.move_to_usi(m) for m in board.legal_moves)
+
+
+def usi_checks(board: cshogi.Board) -> list[str]:
+    """Legal moves after which the opponent is in check (push / is_check / pop)."""
+    out = []
+    for move in list(board.legal_moves):
+        board.push(move)
+        if board.is_check():
+            out.append(cshogi.move_to_usi(move))
+        board.pop()
+    return sorted(out)
+
+
+def sfen_fields(sfen: str) -> tuple[str, str, str]:
+    """(board, side, hands): the part of an SFEN that defines the position."""
+    board, side, hands = sfen.split()[:3]
+    return board, side, hands
+
+
+def normalised(sfen: str) -> tuple[str, str, str]:
+    """cshogi's canonical form (hand order RBGSNLPrbgsnlp, '-' when empty)."""
+    return sfen_fields(cshogi.Board(sfen).sfen())
+
+
+def flip_side(sfen: str) -> str:
+    board, side, hands = sfen_fields(sfen)
+    return f"{board} {'w' if side == 'b' else 'b'} {hands} 1"
+
+
+def parse_board(field: str) -> dict[str, str]:
+    """Board field -> {'5e': 'k', '2b': '+P', ...} (USI square names)."""
+    squares: dict[str, str] = {}
+    for r, row in enumerate(field.split("/")):
+        f = 0
+        i = 0
+        while i < len(row):
+            c = row[i]
+            if c.isdigit():
+                f += int(c)
+                i += 1
+                continue
+            piece = c
+            if c == "+":
+                i += 1
+                piece = "+" + row[i]
+            squares[FILES[f] + RANKS[r]] = piece
+            f += 1
+            i += 1
+    return squares
+
+
+def rejected_pawn_drop_mate(board: cshogi.Board) -> bool:
+    """True if the side to move could drop a pawn in front of the enemy king by the
+    basic rules (pawn in hand, empty square, not nifu, not the last rank) but cshogi
+    rejects it: that is a pawn-drop mate. Used to measure how often the generated
+    positions exercise the 打ち歩詰め rule; skipped when the mover is in check.
+    """
+    if board.is_check():
+        return False
+    sfen = board.sfen()
+    field, side, _ = sfen_fields(sfen)
+    black = side == "b"
+    if board.pieces_in_hand[0 if black else 1][0] == 0:  # index 0 is the pawn
+        return False
+    squares = parse_board(field)
+    enemy_king = "k" if black else "K"
+    ksq = next((sq for sq, p in squares.items() if p == enemy_king), None)
+    if ksq is None:
+        return False
+    rank = RANKS.index(ksq[1]) + (1 if black else -1)  # black pawns face rank a
+    if not 0 <= rank <= 8:
+        return False
+    target = ksq[0] + RANKS[rank]
+    if target in squares or rank == (0 if black else 8):
+        return False
+    own_pawn = "P" if black else "p"
+    if any(sq[0] == ksq[0] and p == own_pawn for sq, p in squares.items()):
+        return False
+    return f"P*{target}" not in {cshogi.move_to_usi(m) for m in board.legal_moves}
+
+
+class Mismatches:
+    """Collects differences; ``check()`` fails with the first few, SFEN included."""
+
+    SHOW = 8
+
+    def __init__(self, what: str):
+        self.what = what
+        self.items: list[str] = []
+        self.compared = 0
+
+    def add(self, sfen: str, detail: str) -> None:
+        self.items.append(f"{sfen}\n      {detail}")
+
+    def compare_sets(self, sfen: str, label: str, ours, expected) -> None:
+        ours, expected = sorted(ours), sorted(expected)
+        if ours != expected:
+            missing = sorted(set(expected) - set(ours))
+            extra = sorted(set(ours) - set(expected))
+            dup = len(ours) != len(set(ours))
+            self.add(
+                sfen,
+                f"{label}: missing {missing[:12]} extra {extra[:12]}"
+                + (" (duplicates in ours)" if dup else ""),
+            )
+
+    def check(self) -> None:
+        if self.items:
+            shown = "\n".join(f"  [{i}] {m}" for i, m in enumerate(self.items[: self.SHOW]))
+            raise AssertionError(
+                f"{self.what}: {len(self.items)} mismatches in {self.compared} positions; "
+                f"first {min(self.SHOW, len(self.items))}:\n{shown}"
+            )

@@ -1,0 +1,183 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+# distutils: language = c++
+"""The compiled core of usi-mate: positions and move generation (and, later, search)."""
+
+from libcpp.string cimport string
+
+BLACK = 0
+WHITE = 1
+START_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+
+# Hand piece letters in USI order and the core's piece-type numbers.
+_HAND_TYPES = (("R", 6), ("B", 5), ("G", 7), ("S", 4), ("N", 3), ("L", 2), ("P", 1))
+
+
+cdef inline string _enc(s):
+    return s.encode("ascii") if isinstance(s, str) else bytes(s)
+
+
+def split_position_text(text):
+    """Split "startpos|sfen <sfen>|<sfen> [moves m1 m2 ...]" into (sfen, [moves]).
+
+    Accepts what follows ``position`` in the USI command as well as a bare SFEN.
+    Raises ValueError for text that is neither.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"position must be given as a string, not {type(text).__name__}")
+    tokens = text.split()
+    if tokens and tokens[0] == "position":
+        tokens = tokens[1:]
+    if not tokens:
+        raise ValueError("empty position: expected 'startpos', 'sfen <sfen>' or an SFEN")
+    if tokens[0] == "startpos":
+        sfen, rest = START_SFEN, tokens[1:]
+    else:
+        if tokens[0] == "sfen":
+            tokens = tokens[1:]
+        if "moves" in tokens:
+            i = tokens.index("moves")
+            sfen, rest = " ".join(tokens[:i]), tokens[i:]
+        else:
+            sfen, rest = " ".join(tokens), []
+    if rest and rest[0] != "moves":
+        raise ValueError(f"unexpected text after the position: {' '.join(rest)!r}")
+    return sfen, rest[1:]
+
+
+cdef class Position:
+    """A shogi position with exact legal move generation.
+
+    ``Position()`` is the start position; ``Position(text)`` accepts a bare SFEN,
+    ``"startpos"``, ``"sfen <sfen>"`` and either followed by ``moves m1 m2 ...``.
+    Moves are USI strings (``7g7f``, ``8h2b+``, ``G*5b``). Malformed input raises
+    ValueError with the reason.
+    """
+
+    cdef CPosition* _pos
+
+    def __cinit__(self):
+        self._pos = new CPosition()
+
+    def __dealloc__(self):
+        del self._pos
+
+    def __init__(self, sfen="startpos"):
+        board, moves = split_position_text(sfen)
+        self._pos.set_sfen(_enc(board))
+        for m in moves:
+            try:
+                push_usi(self._pos[0], _enc(m))
+            except ValueError as e:
+                raise ValueError(f"in the moves after the position: {e}") from None
+
+    def copy(self):
+        """An independent copy of the current position (without the move history)."""
+        return Position(self.sfen())
+
+    def sfen(self):
+        """The position as SFEN: board, side to move, hands (R B G S N L P order), move number."""
+        return self._pos.sfen().decode()
+
+    def legal_moves(self):
+        """All legal moves of the side to move, as USI strings."""
+        return [m.decode() for m in legal_moves(self._pos[0])]
+
+    def check_moves(self):
+        """The legal moves that give check to the opponent (the attacker's moves in tsume)."""
+        return [m.decode() for m in check_moves(self._pos[0])]
+
+    def evasions(self):
+        """Every legal reply to a check; an empty list when the side to move is not in check."""
+        return [m.decode() for m in evasions(self._pos[0])]
+
+    def push_usi(self, move):
+        """Play a legal move given in USI. Raises ValueError if it is malformed or illegal."""
+        if not isinstance(move, str):
+            raise ValueError(f"a move must be a USI string, not {type(move).__name__}")
+        push_usi(self._pos[0], _enc(move))
+
+    def pop(self):
+        """Undo the last pushed move and return it. Raises IndexError when there is none."""
+        if self._pos.ply_from_root() == 0:
+            raise IndexError("pop from a position with no moves played")
+        m = last_move_usi(self._pos[0]).decode()
+        self._pos.undo_move()
+        return m
+
+    def gives_check(self, move):
+        """True when the legal USI move gives check. Raises ValueError if it is not legal."""
+        return gives_check(self._pos[0], _enc(move))
+
+    def is_legal(self, move):
+        """True when the USI string is a legal move here (never raises)."""
+        return isinstance(move, str) and move in self.legal_moves()
+
+    def is_check(self):
+        """True when the side to move is in check."""
+        return self._pos.in_check()
+
+    def is_mate(self):
+        """True when the side to move is in check and has no legal move."""
+        return is_mate(self._pos[0])
+
+    @property
+    def turn(self):
+        """The side to move: BLACK (0, sente) or WHITE (1, gote)."""
+        return side_to_move(self._pos[0])
+
+    @property
+    def hands(self):
+        """(black_hand, white_hand), each a dict from piece letter (R B G S N L P) to count."""
+        return tuple({k: hand_count_of(self._pos[0], c, t) for k, t in _HAND_TYPES} for c in (0, 1))
+
+    @property
+    def key(self):
+        """64-bit Zobrist key of the board and side to move, excluding the hands."""
+        return self._pos.board_key()
+
+    @property
+    def full_key(self):
+        """64-bit key including the hands (what repetition detection compares)."""
+        return self._pos.full_key()
+
+    @property
+    def ply(self):
+        """Number of moves pushed since the position was set."""
+        return self._pos.ply_from_root()
+
+    def piece_at(self, square):
+        """The piece on a USI square ("5e") as "P", "+p", ..., or None when empty."""
+        if not (isinstance(square, str) and len(square) == 2 and square[0] in "123456789"
+                and square[1] in "abcdefghi"):
+            raise ValueError(f"bad square {square!r} (expected e.g. '5e')")
+        s = piece_str(self._pos[0], (ord(square[0]) - 49) * 9 + ord(square[1]) - 97).decode()
+        return s or None
+
+    def perft(self, int depth):
+        """Number of leaf positions depth plies ahead (counted in C++, without the GIL)."""
+        if depth < 0:
+            raise ValueError("perft depth must be >= 0")
+        cdef unsigned long long n
+        with nogil:
+            n = c_perft(self._pos[0], depth)
+        return n
+
+    def __str__(self):
+        rows = ["  9  8  7  6  5  4  3  2  1", "+" + "-" * 27 + "+"]
+        for r in "abcdefghi":
+            cells = []
+            for f in "987654321":
+                p = self.piece_at(f + r) or "."
+                cells.append(p.rjust(3))
+            rows.append("|" + "".join(cells) + "| " + r)
+        rows.append("+" + "-" * 27 + "+")
+        def hand_text(h):
+            return " ".join(f"{k}{v if v > 1 else ''}" for k, v in h.items() if v) or "-"
+        black, white = self.hands
+        rows.append(f"white hand: {hand_text({k.lower(): v for k, v in white.items()})}")
+        rows.append(f"black hand: {hand_text(black)}")
+        rows.append(f"side to move: {'black' if self.turn == BLACK else 'white'}")
+        return "\n".join(rows)
+
+    def __repr__(self):
+        return f"Position({self.sfen()!r})"
