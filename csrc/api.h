@@ -82,3 +82,42 @@ inline std::string last_move_usi(const Position& pos) { return move_to_usi(pos.l
 
 }  // namespace api
 }  // namespace usi_mate
+
+#include "dfpn.h"
+
+namespace usi_mate {
+namespace api {
+
+// A finished search in plain types for Cython.
+struct SolveOutput {
+  int status = 0;  // 0 unknown, 1 mate, 2 no mate
+  std::vector<std::string> pv;
+  uint64_t nodes = 0;
+  uint64_t time_ms = 0;
+  int hashfull = 0;
+  int max_ply = 0;
+  std::string error;
+};
+
+// Runs the solver on a copy of the position, so the caller's object is never
+// touched while the GIL is released.
+inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes_limit, uint64_t time_ms,
+                         bool root_is_and_node_if_checked) {
+  SearchLimits limits;
+  limits.nodes = nodes_limit;
+  limits.time_ms = time_ms;
+  limits.root_is_and_node_if_checked = root_is_and_node_if_checked;
+  SearchResult r = solver.solve(sfen, limits);
+  SolveOutput out;
+  out.status = int(r.status);
+  for (Move m : r.pv) out.pv.push_back(move_to_usi(m));
+  out.nodes = r.nodes;
+  out.time_ms = r.time_ms;
+  out.hashfull = r.hashfull;
+  out.max_ply = r.max_ply_reached;
+  out.error = r.error;
+  return out;
+}
+
+}  // namespace api
+}  // namespace usi_mate

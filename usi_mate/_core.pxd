@@ -1,6 +1,5 @@
 # Declarations of the C++ core (csrc/) used by _core.pyx. Declarations only.
 from libc.stdint cimport uint64_t
-from libcpp cimport bool
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
@@ -12,7 +11,7 @@ cdef extern from "position.h" namespace "usi_mate":
         string sfen()
         uint64_t board_key()
         uint64_t full_key()
-        bool in_check()
+        bint in_check()
         int ply_from_root()
         void undo_move()
 
@@ -26,9 +25,44 @@ cdef extern from "api.h" namespace "usi_mate::api":
     vector[string] check_moves(const CPosition&) except +
     vector[string] evasions(const CPosition&) except +
     void push_usi(CPosition&, const string&) except +
-    bool gives_check(const CPosition&, const string&) except +
-    bool is_mate(const CPosition&)
+    bint gives_check(const CPosition&, const string&) except +
+    bint is_mate(const CPosition&)
     int hand_count_of(const CPosition&, int, int)
     int side_to_move(const CPosition&)
     string piece_str(const CPosition&, int)
     string last_move_usi(const CPosition&)
+
+
+cdef extern from "dfpn.h" namespace "usi_mate":
+    cdef struct SearchProgress_c "usi_mate::SearchProgress":
+        uint64_t nodes
+        uint64_t time_ms
+        int hashfull
+        unsigned int root_pn
+        unsigned int root_dn
+        int max_ply_reached
+
+    ctypedef void (*ProgressFn)(void* ctx, const SearchProgress_c& progress) noexcept
+
+    cdef cppclass CSolver "usi_mate::Solver":
+        CSolver(uint64_t hash_mb) except +
+        void resize(uint64_t hash_mb) except +
+        void clear()
+        void stop() nogil
+        void reset_stop() nogil
+        void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms)
+        int hashfull()
+        uint64_t hash_bytes()
+
+
+cdef extern from "api.h" namespace "usi_mate::api":
+    cdef struct SolveOutput:
+        int status
+        vector[string] pv
+        uint64_t nodes
+        uint64_t time_ms
+        int hashfull
+        int max_ply
+        string error
+
+    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint) except + nogil

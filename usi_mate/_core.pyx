@@ -181,3 +181,174 @@ cdef class Position:
 
     def __repr__(self):
         return f"Position({self.sfen()!r})"
+
+
+# ---------------------------------------------------------------------------
+# Mate search
+
+import threading
+
+from usi_mate.types import MateResult, SearchProgress
+
+_STATUS = {0: "unknown", 1: "mate", 2: "nomate"}
+MAX_HASH_MB = 1 << 20
+
+
+cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept with gil:
+    solver = <Solver>ctx
+    cb = solver._on_progress
+    if cb is None:
+        return
+    try:
+        cb(SearchProgress(nodes=p.nodes, seconds=p.time_ms / 1000.0, hashfull=p.hashfull,
+                          proof_number=p.root_pn, disproof_number=p.root_dn,
+                          max_ply=p.max_ply_reached))
+    except BaseException as e:  # never let a callback error unwind through C++
+        solver._callback_error = e
+        solver._solver.stop()
+
+
+def _check_limit(name, value):
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer or None, not {value!r}")
+    return value
+
+
+cdef class Solver:
+    """A reusable df-pn mate solver that keeps its transposition table between searches.
+
+    ``Solver(hash_mb=256)`` allocates the table. ``solve()`` blocks until the
+    search ends, without holding the GIL; ``stop()`` may be called from any other
+    thread and makes ``solve()`` return promptly with what it has.
+    """
+
+    cdef CSolver* _solver
+    cdef object _lock
+    cdef object _state  # "idle", "armed" or "running"
+    cdef public object _on_progress
+    cdef public object _callback_error
+    cdef uint64_t _hash_mb
+
+    def __cinit__(self, hash_mb=256):
+        self._solver = NULL
+
+    def __init__(self, hash_mb=256):
+        self._hash_mb = self._validate_hash(hash_mb)
+        self._solver = new CSolver(self._hash_mb)
+        self._lock = threading.Lock()
+        self._state = "idle"
+        self._on_progress = None
+        self._callback_error = None
+
+    def __dealloc__(self):
+        if self._solver != NULL:
+            del self._solver
+
+    @staticmethod
+    def _validate_hash(hash_mb):
+        if isinstance(hash_mb, bool) or not isinstance(hash_mb, int) or not 1 <= hash_mb <= MAX_HASH_MB:
+            raise ValueError(f"hash_mb must be an integer from 1 to {MAX_HASH_MB}, not {hash_mb!r}")
+        return hash_mb
+
+    @property
+    def hash_mb(self):
+        """Size of the transposition table in MB."""
+        return self._hash_mb
+
+    @property
+    def hashfull(self):
+        """Per mille of the transposition table in use (sampled)."""
+        return self._solver.hashfull()
+
+    def resize(self, hash_mb):
+        """Reallocate the table with a new size (clears it)."""
+        size = self._validate_hash(hash_mb)
+        with self._lock:
+            if self._state != "idle":
+                raise RuntimeError("cannot resize the table while a search runs")
+            self._solver.resize(size)
+            self._hash_mb = size
+
+    def clear(self):
+        """Forget everything the table has learnt."""
+        with self._lock:
+            if self._state != "idle":
+                raise RuntimeError("cannot clear the table while a search runs")
+            self._solver.clear()
+
+    def arm(self):
+        """Prepare the next solve(): a stop() from now on stops it, even before it starts.
+
+        Protocol layers call this in the thread that reads commands before they
+        start the search thread, so that a stop arriving in between is not lost.
+        """
+        with self._lock:
+            if self._state != "idle":
+                raise RuntimeError("a search is already running")
+            self._solver.reset_stop()
+            self._state = "armed"
+
+    def stop(self):
+        """Ask a running (or armed) search to stop; safe from any thread, a no-op when idle."""
+        with self._lock:
+            if self._state != "idle":
+                self._solver.stop()
+
+    def solve(self, position, *, time_limit_ms=None, nodes_limit=None, on_progress=None,
+              progress_interval_ms=200, root_is_and_node_if_checked=False):
+        """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
+
+        The side to move is the attacker; with ``root_is_and_node_if_checked`` a
+        side to move that is in check is the defender instead. Returns a
+        MateResult; never raises for a position it cannot search (the result has
+        status "unknown" and an error), but raises ValueError for bad arguments.
+        """
+        time_ms = _check_limit("time_limit_ms", time_limit_ms)
+        nodes = _check_limit("nodes_limit", nodes_limit)
+        interval = _check_limit("progress_interval_ms", progress_interval_ms)
+        if on_progress is not None and not callable(on_progress):
+            raise ValueError("on_progress must be callable")
+        if isinstance(position, Position):
+            sfen = position.sfen()
+        else:
+            try:
+                sfen = Position(position).sfen()
+            except ValueError as e:
+                return MateResult(status="unknown", error=str(e))
+        with self._lock:
+            if self._state == "running":
+                raise RuntimeError("this Solver is already searching (use one Solver per thread)")
+            if self._state == "idle":
+                self._solver.reset_stop()
+            self._state = "running"
+        self._on_progress = on_progress
+        self._callback_error = None
+        cdef string c_sfen = sfen.encode()
+        cdef SolveOutput out
+        cdef uint64_t c_nodes = nodes, c_time = time_ms
+        cdef bint c_and = bool(root_is_and_node_if_checked)
+        if on_progress is not None:
+            self._solver.set_progress(_progress_trampoline, <void*>self, interval)
+        else:
+            self._solver.set_progress(NULL, NULL, 0)
+        try:
+            with nogil:
+                out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and)
+        finally:
+            self._solver.set_progress(NULL, NULL, 0)
+            self._on_progress = None
+            with self._lock:
+                self._state = "idle"
+        if self._callback_error is not None:
+            err, self._callback_error = self._callback_error, None
+            raise err
+        return MateResult(
+            status=_STATUS[out.status],
+            moves=[m.decode() for m in out.pv],
+            nodes=out.nodes,
+            seconds=out.time_ms / 1000.0,
+            hashfull=out.hashfull,
+            error=out.error.decode() or None,
+        )

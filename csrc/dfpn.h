@@ -1,0 +1,130 @@
+// df-pn+ mate search (Nagai 2002) with proof/disproof hands, a superiority
+// transposition table, path-aware repetition handling and the 1+epsilon trick.
+//
+// OR nodes (attacker to move) expand check_moves, AND nodes (defender, in
+// check) expand evasions. The search is a recursive MID with thresholds; each
+// ply has a preallocated frame (moves and per-child pn/dn), so the search loop
+// never allocates. The core never prints: progress goes through a callback.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "movegen.h"
+#include "position.h"
+#include "proof_hand.h"
+#include "repetition.h"
+#include "tt.h"
+
+namespace usi_mate {
+
+enum class MateStatus : int { Unknown = 0, Mate = 1, NoMate = 2 };
+
+struct SearchLimits {
+  uint64_t nodes = 0;      // 0 = no limit
+  uint64_t time_ms = 0;    // 0 = no limit
+  bool root_is_and_node_if_checked = false;
+  int max_ply = 4000;      // deeper paths are cut; a "no mate" that relied on a cut becomes unknown
+};
+
+struct SearchProgress {
+  uint64_t nodes;
+  uint64_t time_ms;
+  int hashfull;
+  uint32_t root_pn, root_dn;
+  int max_ply_reached;
+};
+
+using ProgressFn = void (*)(void* ctx, const SearchProgress& progress);
+
+struct SearchResult {
+  MateStatus status = MateStatus::Unknown;
+  std::vector<Move> pv;      // the mating line (attacker and defender moves)
+  uint64_t nodes = 0;
+  uint64_t time_ms = 0;
+  int hashfull = 0;
+  int max_ply_reached = 0;
+  std::string error;         // set when the position cannot be searched
+};
+
+// One child of a node, cached in the node's frame between iterations.
+struct ChildNode {
+  Move move;
+  uint32_t pn, dn;
+  Hand hand;          // proof hand if pn == 0, disproof hand if dn == 0
+  uint16_t mate_len;  // proven: plies of the child's proof
+  uint8_t path_dependent;  // disproven only because of a repetition on the path
+};
+
+struct SearchFrame {
+  MoveList moves;
+  ChildNode child[MAX_MOVES];
+};
+
+// Values a MID call returns to its parent.
+struct NodeValue {
+  uint32_t pn, dn;
+  Hand hand;
+  uint16_t mate_len;
+  bool path_dependent;
+};
+
+class Solver {
+ public:
+  explicit Solver(uint64_t hash_mb = 256);
+  void resize(uint64_t hash_mb);
+  void clear();
+  // Blocks until the search ends. Thread-safe against stop() from another thread.
+  SearchResult solve(const std::string& sfen, const SearchLimits& limits);
+  SearchResult solve(Position& pos, const SearchLimits& limits);
+  void stop() { stop_requested_.store(true, std::memory_order_relaxed); }
+  // Clears a stop request. solve() does not, so that a stop() arriving between
+  // arming a search and its start is not lost.
+  void reset_stop() { stop_requested_.store(false, std::memory_order_relaxed); }
+  void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms) {
+    progress_fn_ = fn; progress_ctx_ = ctx; progress_interval_ms_ = interval_ms;
+  }
+  int hashfull() const { return tt_.hashfull(); }
+  uint64_t hash_bytes() const { return tt_.size_bytes(); }
+
+ private:
+  NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key);
+  void expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n);
+  void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key,
+                uint32_t amount, NodeValue& out);
+  SearchFrame& frame(int ply);
+  uint64_t tt_key() const { return TranspositionTable::fix_key(pos_->board_key() ^ salt_); }
+  Hand attacker_hand() const { return pos_->hand(attacker_); }
+  bool should_stop();
+  bool extract_pv(std::vector<Move>& pv, uint64_t root_path_key);
+  bool prove_here(int ply, uint64_t path_key);
+  void report_progress(uint32_t pn, uint32_t dn);
+
+  TranspositionTable tt_;
+  RepetitionTable rep_table_;
+  PathSet path_;
+  std::vector<std::unique_ptr<SearchFrame>> frames_;
+  Position* pos_ = nullptr;
+  Color attacker_ = BLACK;
+  uint64_t salt_ = 0;
+  uint64_t nodes_ = 0;
+  SearchLimits limits_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_report_;
+  std::atomic<bool> stop_requested_{false};
+  bool stopped_ = false;
+  bool depth_cut_ = false;
+  bool extracting_ = false;
+  uint64_t extract_node_budget_ = 0;
+  int max_ply_reached_ = 0;
+  ProgressFn progress_fn_ = nullptr;
+  void* progress_ctx_ = nullptr;
+  uint64_t progress_interval_ms_ = 0;
+  uint32_t root_pn_ = 1, root_dn_ = 1;
+};
+
+}  // namespace usi_mate

@@ -1,0 +1,75 @@
+// Transposition table for df-pn with superiority lookups on the attacker's hand.
+//
+// Entries are keyed by the board key (board + side to move, salted per search
+// with the material and attacker, see Solver) and store the attacker's hand:
+//   - proven    (pn == 0): hand is a proof hand; any position with the same board
+//                and an attacker hand containing it is proven too;
+//   - disproven (dn == 0): hand is a disproof hand; any position with the same
+//                board and an attacker hand contained in it is disproven too;
+//   - unknown: hand is the exact hand, pn/dn are the current estimates.
+//
+// Entry layout (32 bytes, two to a cache line half):
+//   +----------------+--------+--------+--------+--------+--------+--------+
+//   | key (64)       | hand   | pn     | dn     | amount | len16  | pad16  |
+//   +----------------+--------+--------+--------+--------+--------+--------+
+// A cluster holds 8 entries (256 bytes): one board usually appears with several
+// hands, and all of them must be scanned together for superiority.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hand.h"
+
+namespace usi_mate {
+
+constexpr uint32_t PN_INF = 0x3fffffff;  // sums of finite numbers are clamped below this
+
+struct TTEntry {
+  uint64_t key;  // 0 marks an empty slot (keys are never 0, see TT::fix_key)
+  Hand hand;
+  uint32_t pn;
+  uint32_t dn;
+  uint32_t amount;   // nodes spent below this entry (saturating): what replacement keeps
+  uint16_t mate_len; // proven: plies of the proof found (an upper bound of the shortest mate)
+  uint16_t pad;
+};
+static_assert(sizeof(TTEntry) == 32, "TT entries are 32 bytes");
+
+struct TTResult {
+  uint32_t pn = 1, dn = 1;
+  Hand hand = 0;        // proof or disproof hand when resolved
+  uint16_t mate_len = 0;
+  uint32_t amount = 0;
+  bool found = false;   // an exact or resolving entry was found
+};
+
+class TranspositionTable {
+ public:
+  static constexpr int kClusterSize = 8;
+  struct Cluster { TTEntry e[kClusterSize]; };
+
+  void resize(uint64_t mb);
+  void clear();
+  uint64_t size_bytes() const { return uint64_t(clusters_.size()) * sizeof(Cluster); }
+  // Looks up (key, hand). Resolved entries apply through superiority; unknown
+  // entries of superior/inferior hands tighten the estimates.
+  TTResult probe(uint64_t key, Hand hand) const;
+  // Stores a node's values. For resolved nodes, hand is the proof/disproof hand.
+  void store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount);
+  // Per mille of used slots, sampled over the first clusters.
+  int hashfull() const;
+
+  static uint64_t fix_key(uint64_t k) { return k ? k : 1; }
+
+ private:
+  Cluster& cluster(uint64_t key) { return clusters_[index(key)]; }
+  const Cluster& cluster(uint64_t key) const { return clusters_[index(key)]; }
+  uint64_t index(uint64_t key) const {
+    // Multiply-shift maps the key's high bits onto any table size, not only powers of two.
+    return uint64_t((unsigned __int128)(key >> 1) * clusters_.size() >> 63);
+  }
+  std::vector<Cluster> clusters_;
+};
+
+}  // namespace usi_mate

@@ -1,0 +1,33 @@
+"""The one-call mate search API: :func:`solve`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ._core import Position, Solver
+from .types import MateResult, SearchProgress
+
+
+def solve(
+    position: Position | str,
+    *,
+    time_limit_ms: int | None = None,
+    nodes_limit: int | None = None,
+    hash_mb: int = 256,
+    on_progress: Callable[[SearchProgress], None] | None = None,
+    root_is_and_node_if_checked: bool = False,
+) -> MateResult:
+    """Search ``position`` for a mate with a fresh table of ``hash_mb`` MB.
+
+    ``position`` is a :class:`Position`, an SFEN, or USI position text
+    (``"startpos moves ..."``, ``"sfen ... moves ..."``). The side to move
+    attacks. Returns a :class:`MateResult`; for many problems in a row, keep a
+    :class:`Solver` instead so the table is allocated once.
+    """
+    return Solver(hash_mb).solve(
+        position,
+        time_limit_ms=time_limit_ms,
+        nodes_limit=nodes_limit,
+        on_progress=on_progress,
+        root_is_and_node_if_checked=root_is_and_node_if_checked,
+    )

@@ -1,0 +1,54 @@
+"""Result and progress types of the mate search (plain Python, no compiled code)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+MateStatus = Literal["mate", "nomate", "unknown"]
+
+
+@dataclass(frozen=True)
+class MateResult:
+    """The outcome of one mate search.
+
+    ``status`` is ``"mate"`` (a mate is proven and ``moves`` is a mating line:
+    attacker moves and the defender's replies, ending in checkmate), ``"nomate"``
+    (no mate exists, proven) or ``"unknown"`` (a time, node or memory limit or a
+    stop ended the search first, or the position could not be searched: then
+    ``error`` says why).
+    """
+
+    status: MateStatus
+    moves: list[str] = field(default_factory=list)
+    nodes: int = 0
+    seconds: float = 0.0
+    hashfull: int = 0
+    error: str | None = None
+
+    @property
+    def mate_length(self) -> int | None:
+        """Number of plies of the mating line, or None when there is no proven mate."""
+        return len(self.moves) if self.status == "mate" else None
+
+    @property
+    def nps(self) -> int:
+        """Nodes per second of the search."""
+        return int(self.nodes / self.seconds) if self.seconds > 0 else self.nodes
+
+
+@dataclass(frozen=True)
+class SearchProgress:
+    """A progress report sent to ``on_progress`` while a search runs."""
+
+    nodes: int
+    seconds: float
+    hashfull: int
+    proof_number: int
+    disproof_number: int
+    max_ply: int
+
+    @property
+    def nps(self) -> int:
+        """Nodes per second so far."""
+        return int(self.nodes / self.seconds) if self.seconds > 0 else self.nodes
