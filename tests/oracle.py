@@ -14,7 +14,9 @@ from pathlib import Path
 
 import cshogi
 
-PROBLEMS_DIR = Path(os.environ.get("USI_MATE_PROBLEMS", "/work/shared/problems"))
+# The shared problem collections sit beside the checkout (../shared/problems).
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PROBLEMS_DIR = Path(os.environ.get("USI_MATE_PROBLEMS", REPO_ROOT.parent / "shared" / "problems"))
 START_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
 # Full set per piece type (both colours together), kings excluded.
@@ -96,34 +98,41 @@ def parse_board(field: str) -> dict[str, str]:
     return squares
 
 
-def rejected_pawn_drop_mate(board: cshogi.Board) -> bool:
-    """True if the side to move could drop a pawn in front of the enemy king by the
-    basic rules (pawn in hand, empty square, not nifu, not the last rank) but cshogi
-    rejects it: that is a pawn-drop mate. Used to measure how often the generated
-    positions exercise the 打ち歩詰め rule; skipped when the mover is in check.
+def pawn_drop_check(board: cshogi.Board) -> str | None:
+    """Status of the pawn drop in front of the enemy king, for the side to move.
+
+    None when the basic rules already forbid it (no pawn in hand, occupied square,
+    nifu, last rank, no enemy king) or when the mover is in check; otherwise
+    "legal" if cshogi generates it and "rejected" if not: a rejected drop there is a
+    pawn-drop mate (打ち歩詰め). Used to measure how often generated positions
+    exercise that rule and to select positions that do.
     """
     if board.is_check():
-        return False
-    sfen = board.sfen()
-    field, side, _ = sfen_fields(sfen)
+        return None
+    field, side, _ = sfen_fields(board.sfen())
     black = side == "b"
     if board.pieces_in_hand[0 if black else 1][0] == 0:  # index 0 is the pawn
-        return False
+        return None
     squares = parse_board(field)
     enemy_king = "k" if black else "K"
     ksq = next((sq for sq, p in squares.items() if p == enemy_king), None)
     if ksq is None:
-        return False
+        return None
     rank = RANKS.index(ksq[1]) + (1 if black else -1)  # black pawns face rank a
     if not 0 <= rank <= 8:
-        return False
+        return None
     target = ksq[0] + RANKS[rank]
     if target in squares or rank == (0 if black else 8):
-        return False
+        return None
     own_pawn = "P" if black else "p"
     if any(sq[0] == ksq[0] and p == own_pawn for sq, p in squares.items()):
-        return False
-    return f"P*{target}" not in {cshogi.move_to_usi(m) for m in board.legal_moves}
+        return None
+    legal = f"P*{target}" in {cshogi.move_to_usi(m) for m in board.legal_moves}
+    return "legal" if legal else "rejected"
+
+
+def rejected_pawn_drop_mate(board: cshogi.Board) -> bool:
+    return pawn_drop_check(board) == "rejected"
 
 
 class Mismatches:
@@ -158,3 +167,43 @@ class Mismatches:
                 f"{self.what}: {len(self.items)} mismatches in {self.compared} positions; "
                 f"first {min(self.SHOW, len(self.items))}:\n{shown}"
             )
+
+
+def mirror_sfen(sfen: str) -> str:
+    """The same position with the colours swapped: board turned 180 degrees, piece
+    case swapped, side and hands exchanged. Rule tests run on both versions so a
+    colour-dependent bug (direction tables, promotion zones) cannot hide."""
+    field, side, hands = sfen_fields(sfen)
+    squares = parse_board(field)
+    mirrored = {}
+    for sq, piece in squares.items():
+        f = 10 - int(sq[0])
+        r = RANKS[8 - RANKS.index(sq[1])]
+        mirrored[f"{f}{r}"] = piece.swapcase()
+    rows = []
+    for r in RANKS:
+        row, empty = "", 0
+        for f in FILES:
+            piece = mirrored.get(f + r)
+            if piece is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + piece
+            empty = 0
+        rows.append(row + (str(empty) if empty else ""))
+    new_side = "w" if side == "b" else "b"
+    new_hands = "-" if hands == "-" else hands.swapcase()
+    # Let cshogi put the swapped hands back into the canonical RBGSNLP order.
+    board = cshogi.Board(f"{'/'.join(rows)} {new_side} {new_hands} 1")
+    return " ".join(sfen_fields(board.sfen())) + " 1"
+
+
+def mirror_square(sq: str) -> str:
+    return f"{10 - int(sq[0])}{RANKS[8 - RANKS.index(sq[1])]}"
+
+
+def mirror_usi(move: str) -> str:
+    """USI move in the mirrored position: '7g7f' -> '3c3d', 'P*5b' -> 'P*5h'."""
+    if move[1] == "*":
+        return move[:2] + mirror_square(move[2:4])
+    return mirror_square(move[0:2]) + mirror_square(move[2:4]) + move[4:]

@@ -5,7 +5,7 @@ Position sources, all deterministic:
 * random games from the start position, played with cshogi's legal moves and a
   seeded ``random.Random`` (a share of plies pick a checking move, so positions in
   check and evasions are common), up to MAX_PLIES or the end of the game;
-* every line of the shared problem files (/work/shared/problems/*.sfen);
+* every line of the shared problem files (../shared/problems/*.sfen);
 * random tsume-like positions: a defender king, a few random pieces of both colours
   near it, large hands for the attacker (the rest, or part of it, for the defender),
   black or white to move; illegal set-ups are rejected.
@@ -22,7 +22,6 @@ import random
 
 import cshogi
 import pytest
-
 from oracle import (
     FULL_SET,
     HAND_ORDER,
@@ -30,22 +29,26 @@ from oracle import (
     Mismatches,
     flip_side,
     load_problems,
+    pawn_drop_check,
     rejected_pawn_drop_mate,
     sfen_fields,
     usi_checks,
     usi_moves,
 )
+
 from usi_mate import Position
 
 # --- sizes (positions compared) -------------------------------------------------
-N_GAMES = 150  # random games from the start position
-MAX_PLIES = 150  # per game; ~150 * 150 = 22k positions unless games end early
+N_GAMES = 200  # random games from the start position
+MAX_PLIES = 150  # per game; ~200 * 146 = 29k positions (a few games end in mate)
 CHECK_BIAS = 0.25  # share of plies that pick a checking move when one exists
-N_RANDOM_TSUME = 6000  # random tsume-like positions
+N_RANDOM_TSUME = 10_000  # random tsume-like positions
+N_PAWN_DROP = 600  # dense positions with a pawn-drop check: half legal, half mate
 N_PYSHOGI = 2000  # python-shogi cross-check subset (pure Python, ~1 ms a position)
 MIN_TOTAL_POSITIONS = 20_000
 GAME_SEED_BASE = 20_240_000
 TSUME_SEED = 7_771
+PAWN_DROP_SEED = 4_649
 
 # python-shogi is only needed by its own two tests below.
 try:
@@ -128,11 +131,15 @@ def _hand_field(black: dict[str, int], white: dict[str, int]) -> str:
     return out or "-"
 
 
-def random_tsume(rng: random.Random) -> str | None:
+def random_tsume(rng: random.Random, dense: bool = False) -> str | None:
     """One random tsume-like SFEN, or None when the set-up is illegal.
 
     Rejected: pawn/lance on the last rank, knight on the last two ranks, two
-    unpromoted pawns of one colour on a file, the side not to move in check.
+    unpromoted pawns of one colour on a file, the side not to move in check
+    (including by the other king).
+    ``dense`` crowds both colours around the king, always gives the attacker a
+    pawn and the move: the mix where pawn-drop checks and mates (and pins on the
+    would-be capturers) turn up.
     """
     attacker = rng.choice("bw")
     a_case = str.upper if attacker == "b" else str.lower
@@ -172,10 +179,11 @@ def random_tsume(rng: random.Random) -> str | None:
                 return
         pool[t] += 1  # no room found; give the piece back
 
-    for _ in range(rng.randint(1, 5)):
-        place(a_case, near=rng.random() < 0.6)
-    for _ in range(rng.randint(0, 6)):
-        place(d_case, near=rng.random() < 0.7)
+    n_att, n_def, p_near = ((3, 7), (2, 6), 0.85) if dense else ((1, 5), (0, 6), 0.65)
+    for _ in range(rng.randint(*n_att)):
+        place(a_case, near=rng.random() < p_near)
+    for _ in range(rng.randint(*n_def)):
+        place(d_case, near=rng.random() < p_near)
 
     # Hands: the attacker's is large; the defender gets the rest, or part of it.
     a_hand: dict[str, int] = {}
@@ -191,6 +199,11 @@ def random_tsume(rng: random.Random) -> str | None:
                 hand[t] = hand.get(t, 0) + 1
             elif rng.random() < share:  # partial set: some pieces left out
                 a_hand[t] = a_hand.get(t, 0) + 1
+    if dense and not a_hand.get("P"):
+        if not pool["P"]:
+            return None
+        a_hand["P"] = 1
+        d_hand["P"] = max(0, d_hand.get("P", 0) - 1)
     black_hand, white_hand = (a_hand, d_hand) if attacker == "b" else (d_hand, a_hand)
 
     # Legality of the set-up.
@@ -201,8 +214,11 @@ def random_tsume(rng: random.Random) -> str | None:
         files = [f for (f, _), p in squares.items() if p == colour]
         if len(files) != len(set(files)):
             return None
+    kings = [sq for sq, p in squares.items() if p in "Kk"]
+    if len(kings) == 2 and max(abs(kings[0][i] - kings[1][i]) for i in (0, 1)) == 1:
+        return None  # adjacent kings: cshogi's is_check does not count a king as checker
     # Usually the attacker moves; sometimes the defender (tests evasions with drops).
-    side = attacker if rng.random() < 0.65 else ("w" if attacker == "b" else "b")
+    side = attacker if dense or rng.random() < 0.65 else ("w" if attacker == "b" else "b")
     sfen = f"{_board_field(squares)} {side} {_hand_field(black_hand, white_hand)} 1"
     if cshogi.Board(flip_side(sfen)).is_check():  # side not to move is in check
         return None
@@ -236,6 +252,27 @@ def tsume_sfens() -> list[str]:
         sfen = random_tsume(rng)
         if sfen is not None:
             out.append(sfen)
+    return out
+
+
+@pytest.fixture(scope="module")
+def pawn_drop_sfens() -> list[str]:
+    """Dense random positions where the drop in front of the enemy king is a check:
+    N_PAWN_DROP // 2 where cshogi allows it and as many where it is a pawn-drop mate."""
+    rng = random.Random(PAWN_DROP_SEED)
+    quota = {"legal": N_PAWN_DROP // 2, "rejected": N_PAWN_DROP // 2}
+    out: list[str] = []
+    for _ in range(400_000):  # ~1% of dense samples qualify; this bound is never hit
+        sfen = random_tsume(rng, dense=True)
+        if sfen is None:
+            continue
+        status = pawn_drop_check(cshogi.Board(sfen))
+        if status is not None and quota[status] > 0:
+            quota[status] -= 1
+            out.append(sfen)
+            if not any(quota.values()):
+                break
+    assert not any(quota.values()), f"generator fell short: {quota}"
     return out
 
 
@@ -274,7 +311,7 @@ def compare_position(sfen: str, mism: Mismatches, cov: Coverage) -> None:
         want = (in_check, in_check and not legal, board.turn)
         if got != want:
             mism.add(sfen, f"(is_check, is_mate, turn) = {got}, expected {want}")
-    except Exception as exc:  # report, do not stop at the first bad position
+    except Exception as exc:  # noqa: BLE001 - report it, do not stop at the first bad position
         mism.add(sfen, f"raised {exc!r}")
 
 
@@ -289,10 +326,12 @@ def run_comparison(what: str, sfens: list[str]) -> Coverage:
 
 
 # --- tests ------------------------------------------------------------------------
-def test_enough_positions(game_sfens, problem_sfens, tsume_sfens):
-    total = len(game_sfens) + len(problem_sfens) + len(tsume_sfens)
-    print(f"positions: games {len(game_sfens)}, problems {len(problem_sfens)}, "
-          f"random tsume {len(tsume_sfens)}, total {total}")
+def test_enough_positions(game_sfens, problem_sfens, tsume_sfens, pawn_drop_sfens):
+    total = len(game_sfens) + len(problem_sfens) + len(tsume_sfens) + len(pawn_drop_sfens)
+    print(
+        f"positions: games {len(game_sfens)}, problems {len(problem_sfens)}, "
+        f"random tsume {len(tsume_sfens)}, pawn-drop {len(pawn_drop_sfens)}, total {total}"
+    )
     assert total >= MIN_TOTAL_POSITIONS
 
 
@@ -309,8 +348,13 @@ def test_problem_files(problem_sfens):
 
 def test_random_tsume(tsume_sfens):
     cov = run_comparison("random tsume", tsume_sfens)
-    assert cov.in_check > 500
-    assert cov.pawn_drop_mates_rejected > 20  # the 打ち歩詰め rule is exercised
+    assert cov.in_check > 500 and cov.mates > 20
+    assert cov.pawn_drop_mates_rejected > 5  # see test_pawn_drop_positions for more
+
+
+def test_pawn_drop_positions(pawn_drop_sfens):
+    cov = run_comparison("pawn-drop checks", pawn_drop_sfens)
+    assert cov.pawn_drop_mates_rejected == N_PAWN_DROP // 2
 
 
 def test_random_tsume_generator_is_legal_and_varied(tsume_sfens):
@@ -359,7 +403,7 @@ def test_push_pop_along_games(games):
                 mism.add(pos.sfen(), "not back at the start position after popping everything")
             with pytest.raises(IndexError):
                 pos.pop()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - report it with the game's position
             mism.add(pos.sfen(), f"raised {exc!r}")
     mism.check()
 
@@ -394,16 +438,17 @@ def pyshogi_gives_check(board, usi: str) -> bool:
 
 
 @needs_pyshogi
-def test_python_shogi_cross_check(game_sfens, problem_sfens, tsume_sfens):
-    """Legal move sets equal python-shogi's on an evenly spaced subset.
+def test_python_shogi_cross_check(game_sfens, problem_sfens, tsume_sfens, pawn_drop_sfens):
+    """Legal move sets equal python-shogi's on N_PYSHOGI positions: all the
+    pawn-drop-check positions plus an evenly spaced sample of the others.
 
     Only python-shogi's known defect is excused (DOMAIN.md section 5: its
     pawn-drop-mate test ignores pins): a move it lists and we do not, which is a
     pawn drop, gives check, and cshogi also rejects.
     """
     pool = game_sfens + problem_sfens + tsume_sfens
-    step = max(1, len(pool) // N_PYSHOGI)
-    subset = pool[::step][:N_PYSHOGI]
+    rest = N_PYSHOGI - len(pawn_drop_sfens)
+    subset = pawn_drop_sfens + pool[:: max(1, len(pool) // rest)][:rest]
     mism = Mismatches("python-shogi cross-check")
     excused = []
     for sfen in subset:
@@ -421,8 +466,10 @@ def test_python_shogi_cross_check(game_sfens, problem_sfens, tsume_sfens):
                 mism.add(sfen, f"python-shogi lists {move}, we do not")
         for move in sorted(ours - theirs):
             mism.add(sfen, f"we list {move}, python-shogi does not")
-    print(f"python-shogi: {len(subset)} positions, {len(excused)} excused pinned "
-          f"pawn-drop mates {excused[:3]}")
+    print(
+        f"python-shogi: {len(subset)} positions, {len(excused)} excused pinned "
+        f"pawn-drop mates {excused[:3]}"
+    )
     mism.check()
 
 

@@ -34,14 +34,14 @@ try:
     from importlib.metadata import version
 
     CSHOGI_VERSION = version("cshogi")
-except Exception:  # metadata missing in odd installs; the counts do not depend on it
+except Exception:  # noqa: BLE001 - metadata missing in odd installs; counts do not depend on it
     CSHOGI_VERSION = "(unknown version)"
 
 # ~3M leaves is ~0.15 s for a C++ perft at 20M leaves/s; the file totals ~15M.
 LEAF_LIMIT = 3_000_000
 MAX_DEPTH = 5
 OUT = Path(__file__).with_name("perft.txt")
-PROBLEMS = Path("/work/shared/problems")
+PROBLEMS = Path(__file__).resolve().parents[2].parent / "shared" / "problems"
 
 START = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
@@ -53,22 +53,28 @@ OPENINGS = [
     (
         "kakugawari (bishop exchange), both bishops in hand",
         START,
-        "7g7f 8c8d 2g2f 3c3d 8h2b+ 3a2b 7i8h 2b3c 8h7g 7a7b 3i4h 4a3b "
-        "6i7h 5a4b 4g4f 6c6d 4h4g 7b6c 2f2e 8d8e 5i6h 6a5b",
+        (
+            "7g7f 8c8d 2g2f 3c3d 8h2b+ 3a2b 7i8h 2b3c 8h7g 7a7b 3i4h 4a3b "
+            "6i7h 5a4b 4g4f 6c6d 4h4g 7b6c 2f2e 8d8e 5i6h 6a5b"
+        ),
     ),
     # Yokofudori: rook capture of the side pawn, open files, pawns in both hands.
     (
         "yokofudori (side-pawn capture), pawns in both hands, open rooks",
         START,
-        "7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f 8g8f 8b8f "
-        "2d3d 2b3c 3d3f 8f8d 3f2f 5a5b",
+        (
+            "7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f 8g8f 8b8f "
+            "2d3d 2b3c 3d3f 8f8d 3f2f 5a5b"
+        ),
     ),
     # Yagura castle middle game: closed position, many gold/silver moves.
     (
         "yagura middle game",
         START,
-        "7g7f 8c8d 6g6f 3c3d 6i7h 4a3b 5g5f 5c5d 3i4h 3a4b 4i5h 7a6b 5h6g 6b5c "
-        "7i6h 6a5b 5i6i 5a4a 6h7g 4c4d 2g2f 4b4c 4h5g 7c7d 2f2e 6c6d",
+        (
+            "7g7f 8c8d 6g6f 3c3d 6i7h 4a3b 5g5f 5c5d 3i4h 3a4b 4i5h 7a6b 5h6g 6b5c "
+            "7i6h 6a5b 5i6i 5a4a 6h7g 4c4d 2g2f 4b4c 4h5g 7c7d 2f2e 6c6d"
+        ),
     ),
     # "Matsuri" (festival) position: a well-known perft benchmark full of checks,
     # promotions and drops, white to move.
@@ -114,7 +120,10 @@ TSUME = [
     ("muso.sfen", "muso-001"),  # big defender hand: b2s3l15p
     ("yaneuraou500m_mate11.sfen", "yaneuraou500m-mate11-0000"),  # real game, both kings
     ("yaneuraou500m_mate11.sfen", "yaneuraou500m-mate11-0003"),  # real game, white to move
-    ("komori_mate_engine_test.sfen", "komori-mate-engine-test-basic-obvious-reversed"),  # white attacker
+    (
+        "komori_mate_engine_test.sfen",
+        "komori-mate-engine-test-basic-obvious-reversed",
+    ),  # white attacker
     ("tendo.sfen", "tendo-banqueta-001"),  # tsume with 3G in hand, defender holds the rest
 ]
 
