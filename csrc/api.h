@@ -119,5 +119,24 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   return out;
 }
 
+// What the table knows of a position: status 1 proven, 2 disproven, 0 other,
+// and the proof/disproof hand as counts in the order P L N S B R G.
+struct ProbeOutput {
+  int status = 0;
+  std::vector<int> hand;
+  int mate_len = 0;
+};
+
+inline ProbeOutput probe(const Solver& solver, const std::string& sfen, bool and_root) {
+  Position pos;
+  pos.set_sfen(sfen);
+  TTResult r = solver.probe(pos, and_root);
+  ProbeOutput out;
+  out.status = r.found && r.pn == 0 ? 1 : r.found && r.dn == 0 ? 2 : 0;
+  for (int pt = PAWN; pt < KING; ++pt) out.hand.push_back(hand_count(r.hand, PieceType(pt)));
+  out.mate_len = r.mate_len;
+  return out;
+}
+
 }  // namespace api
 }  // namespace usi_mate

@@ -96,62 +96,105 @@ bool Solver::should_stop() {
   return false;
 }
 
+void Solver::init_child(ChildNode& c, bool or_node, uint64_t path_key, MoveList& scratch) {
+  c.hand = 0;
+  c.mate_len = 0;
+  c.path_dependent = 0;
+  c.delayed = 0;
+  pos_->do_move(c.move);
+  ++nodes_;
+  uint64_t fk = pos_->full_key();
+  if (path_.contains(fk)) {
+    c.pn = PN_INF; c.dn = 0; c.path_dependent = 1;
+    pos_->undo_move();
+    return;
+  }
+  uint64_t key = tt_key();
+  Hand hand = attacker_hand();
+  TTResult r = tt_.probe(key, hand);
+  if (r.found && (r.pn == 0 || r.dn == 0)) {
+    c.pn = r.pn; c.dn = r.dn; c.hand = r.hand; c.mate_len = r.mate_len;
+  } else if (rep_table_.contains(path_key ^ fk)) {
+    c.pn = PN_INF; c.dn = 0; c.path_dependent = 1;
+  } else if (r.found) {
+    c.pn = r.pn; c.dn = r.dn;
+  } else if (or_node) {
+    // A new AND node. No evasion: mate in one, settled here without a visit.
+    generate_evasions(*pos_, scratch);
+    if (scratch.size == 0) {
+      c.pn = 0; c.dn = PN_INF;
+      c.hand = and_node_proof_hand(*pos_, attacker_, HAND_ZERO);
+      tt_.store(key, c.hand, 0, PN_INF, 0, 1);
+    } else {
+      c.pn = std::max(r.pn, evasion_weight(scratch));
+      c.dn = r.dn;
+    }
+  } else {
+    // A new OR node. No check: no mate, settled here.
+    generate_checks(*pos_, scratch);
+    if (scratch.size == 0) {
+      c.pn = PN_INF; c.dn = 0;
+      c.hand = or_node_disproof_hand(*pos_, attacker_, full_hand());
+      tt_.store(key, c.hand, PN_INF, 0, 0, 1);
+    } else {
+      c.pn = r.pn;
+      c.dn = std::max(r.dn, uint32_t(scratch.size));
+    }
+  }
+  pos_->undo_move();
+}
+
+// Delayed expansion of interpositions (合駒の遅延展開, as in KomoringHeights):
+// against a distant check the defender may drop any of up to seven piece types
+// on each square between. Those drops are usually refuted the same way, so only
+// the first drop on each square takes part in the search; the next one on that
+// square is expanded when it is proven. The AND node is proven only when every
+// drop has been, so this changes the order of work, never the verdict. Summing
+// seven similar proof numbers would otherwise make far checks look seven times
+// harder than they are.
 void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n) {
   if (or_node) generate_checks(*pos_, f.moves);
   else generate_evasions(*pos_, f.moves);
   n = f.moves.size;
   MoveList& scratch = frame(ply + 1).moves;  // the child frame is not in use yet
+  Bitboard drop_seen;
   for (int i = 0; i < n; ++i) {
     Move m = f.moves[i];
     ChildNode& c = f.child[i];
     c.move = m;
-    c.hand = 0;
-    c.mate_len = 0;
-    c.path_dependent = 0;
-    pos_->do_move(m);
-    ++nodes_;
-    uint64_t fk = pos_->full_key();
-    if (path_.contains(fk)) {
-      c.pn = PN_INF; c.dn = 0; c.path_dependent = 1;
-    } else {
-      uint64_t key = tt_key();
-      Hand hand = attacker_hand();
-      TTResult r = tt_.probe(key, hand);
-      if (r.found && (r.pn == 0 || r.dn == 0)) {
-        c.pn = r.pn; c.dn = r.dn; c.hand = r.hand; c.mate_len = r.mate_len;
-      } else if (rep_table_.contains(path_key ^ fk)) {
-        c.pn = PN_INF; c.dn = 0; c.path_dependent = 1;
-      } else if (r.found) {
-        c.pn = r.pn; c.dn = r.dn;
-      } else if (or_node) {
-        // A new AND node. No evasion: mate in one, settled here without a visit.
-        generate_evasions(*pos_, scratch);
-        if (scratch.size == 0) {
-          c.pn = 0; c.dn = PN_INF;
-          c.hand = and_node_proof_hand(*pos_, attacker_, HAND_ZERO);
-          tt_.store(key, c.hand, 0, PN_INF, 0, 1);
-        } else {
-          c.pn = std::max(r.pn, evasion_weight(scratch));
-          c.dn = r.dn;
-        }
-      } else {
-        // A new OR node. No check: no mate, settled here.
-        generate_checks(*pos_, scratch);
-        if (scratch.size == 0) {
-          c.pn = PN_INF; c.dn = 0;
-          c.hand = or_node_disproof_hand(*pos_, attacker_, full_hand());
-          tt_.store(key, c.hand, PN_INF, 0, 0, 1);
-        } else {
-          c.pn = r.pn;
-          c.dn = std::max(r.dn, uint32_t(scratch.size));
-        }
+    if (!or_node && is_drop(m)) {
+      Bitboard to = square_bb(move_to(m));
+      if (drop_seen & to) {
+        c.delayed = 1; c.pn = 1; c.dn = 1; c.hand = 0; c.mate_len = 0; c.path_dependent = 0;
+        continue;
       }
+      drop_seen |= to;
     }
-    pos_->undo_move();
+    init_child(c, or_node, path_key, scratch);
     if ((or_node && c.pn == 0) || (!or_node && c.dn == 0 && !c.path_dependent)) {
       n = i + 1;  // settled: the rest need not be looked at
       break;
     }
+  }
+  // A drop proven at once lets the next one on its square in.
+  if (!or_node)
+    for (int i = 0; i < n; ++i)
+      if (f.child[i].pn == 0 && !f.child[i].delayed && is_drop(f.child[i].move))
+        activate_next_drop(f, n, i, or_node, path_key, ply);
+}
+
+void Solver::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply) {
+  Square to = move_to(f.child[proven].move);
+  for (int j = 0; j < n; ++j) {
+    const ChildNode& c = f.child[j];
+    if (!c.delayed && c.pn != 0 && is_drop(c.move) && move_to(c.move) == to) return;  // square still has a stand-in
+  }
+  MoveList& scratch = frame(ply + 1).moves;
+  for (int j = 0; j < n; ++j) {
+    ChildNode& c = f.child[j];
+    if (!c.delayed || move_to(c.move) != to) continue;
+    init_child(c, or_node, path_key, scratch);
+    if (c.pn != 0) return;  // this one now stands for the square
   }
 }
 
@@ -227,6 +270,7 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     int best = -1;
     for (int i = 0; i < n; ++i) {
       const ChildNode& c = f.child[i];
+      if (c.delayed) continue;
       uint32_t v = or_node ? c.pn : c.dn;
       uint32_t w = or_node ? c.dn : c.pn;
       sum += w;
@@ -268,6 +312,7 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     c.hand = r.hand;
     c.mate_len = r.mate_len;
     c.path_dependent = r.path_dependent;
+    if (!or_node && r.pn == 0 && is_drop(c.move)) activate_next_drop(f, n, best, or_node, path_key, ply);
     if (ply == 0) { root_pn_ = pn; root_dn_ = dn; }
   }
   uint64_t spent = nodes_ - nodes_start;
@@ -345,6 +390,12 @@ bool Solver::extract_pv(std::vector<Move>& pv, uint64_t root_path_key) {
   extracting_ = false;
   if (!ok) pv.clear();
   return ok;
+}
+
+TTResult Solver::probe(const Position& pos, bool and_root) const {
+  Color attacker = and_root ? ~pos.side_to_move() : pos.side_to_move();
+  uint64_t key = TranspositionTable::fix_key(pos.board_key() ^ material_salt(pos, attacker));
+  return tt_.probe(key, pos.hand(attacker));
 }
 
 SearchResult Solver::solve(const std::string& sfen, const SearchLimits& limits) {

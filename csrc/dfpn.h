@@ -58,6 +58,7 @@ struct ChildNode {
   Hand hand;          // proof hand if pn == 0, disproof hand if dn == 0
   uint16_t mate_len;  // proven: plies of the child's proof
   uint8_t path_dependent;  // disproven only because of a repetition on the path
+  uint8_t delayed;         // an interposing drop not expanded yet (see Solver::expand)
 };
 
 struct SearchFrame {
@@ -89,11 +90,16 @@ class Solver {
     progress_fn_ = fn; progress_ctx_ = ctx; progress_interval_ms_ = interval_ms;
   }
   int hashfull() const { return tt_.hashfull(); }
+  // The table's knowledge of a position, searched with the side to move
+  // attacking (or defending, with and_root): for tests and tools.
+  TTResult probe(const Position& pos, bool and_root) const;
   uint64_t hash_bytes() const { return tt_.size_bytes(); }
 
  private:
   NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key);
   void expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n);
+  void init_child(ChildNode& c, bool or_node, uint64_t path_key, MoveList& scratch);
+  void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
   void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key,
                 uint32_t amount, NodeValue& out);
   SearchFrame& frame(int ply);

@@ -207,3 +207,56 @@ def mirror_usi(move: str) -> str:
     if move[1] == "*":
         return move[:2] + mirror_square(move[2:4])
     return mirror_square(move[0:2]) + mirror_square(move[2:4]) + move[4:]
+
+
+# ---------------------------------------------------------------------------
+# Mate lines and labels
+
+
+def check_mate_line(sfen: str, moves: list[str], *, and_root: bool = False) -> str | None:
+    """Replay a mating line with cshogi; None when valid, else the reason.
+
+    Valid: every move legal, every attacker move gives check, and the last
+    position is checkmate (side to move in check with no legal move; a pawn-drop
+    mate is not legal in cshogi, so it can never end a valid line). The side to
+    move attacks, or defends when ``and_root``.
+    """
+    board = cshogi.Board(sfen)
+    attacker_parity = 1 if and_root else 0
+    for ply, usi in enumerate(moves):
+        move = board.move_from_usi(usi)
+        if move == 0 or not board.is_legal(move):
+            return f"ply {ply + 1}: {usi} is not legal in {board.sfen()}"
+        board.push(move)
+        if ply % 2 == attacker_parity and not board.is_check():
+            return f"ply {ply + 1}: attacker move {usi} does not give check"
+    if not board.is_check() or any(True for _ in board.legal_moves):
+        return f"the line ends in {board.sfen()}, which is not checkmate"
+    return None
+
+
+def load_labelled(name: str) -> list[tuple[str, str, str]]:
+    """(sfen, expected, id) of every line of a shared problem file."""
+    out = []
+    for line in (PROBLEMS_DIR / name).read_text().splitlines():
+        sfen, _, comment = line.partition("#")
+        words = comment.split()
+        if sfen.strip() and len(words) >= 2:
+            out.append((sfen.strip(), words[0], words[1]))
+    return out
+
+
+def verdict_agrees(expected: str, status: str, length: int | None) -> bool:
+    """Whether a verdict agrees with a label (N, nomate, nomate<=N, >=N).
+
+    A mate label N accepts a mate of N plies or longer here: the first proof of
+    df-pn is not always the shortest. Exact lengths are checked separately.
+    """
+    if expected == "nomate":
+        return status == "nomate"
+    if expected.startswith("nomate<="):
+        bound = int(expected[len("nomate<="):])
+        return status == "nomate" or (status == "mate" and length > bound)
+    if expected.startswith(">="):
+        return status == "mate" and length >= int(expected[2:])
+    return status == "mate" and length >= int(expected)

@@ -66,3 +66,10 @@ cdef extern from "api.h" namespace "usi_mate::api":
         string error
 
     SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint) except + nogil
+
+    cdef struct ProbeOutput:
+        int status
+        vector[int] hand
+        int mate_len
+
+    ProbeOutput c_probe "usi_mate::api::probe"(const CSolver&, const string&, bint) except +

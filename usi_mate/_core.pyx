@@ -296,6 +296,19 @@ cdef class Solver:
             if self._state != "idle":
                 self._solver.stop()
 
+    def probe(self, position, *, root_is_and_node=False):
+        """What the table knows of a position: ("proven"|"disproven"|"unknown", hand, mate_len).
+
+        For a proven position the hand is its proof hand (the attacker pieces the
+        mate needs), for a disproven one its disproof hand; a dict P L N S B R G.
+        Meant for tests and tools; searching fills the table.
+        """
+        if not isinstance(position, Position):
+            position = Position(position)
+        cdef ProbeOutput out = c_probe(self._solver[0], position.sfen().encode(), bool(root_is_and_node))
+        hand = dict(zip("PLNSBRG", out.hand))
+        return ({1: "proven", 2: "disproven"}.get(out.status, "unknown"), hand, out.mate_len)
+
     def solve(self, position, *, time_limit_ms=None, nodes_limit=None, on_progress=None,
               progress_interval_ms=200, root_is_and_node_if_checked=False):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").

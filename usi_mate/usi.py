@@ -1,0 +1,609 @@
+"""The USI protocol of the mate engine: parse commands, run searches, format answers.
+
+This module never looks inside a position: lines become typed values where they enter
+(:class:`GoCommand`, :class:`SetOptionCommand`, :class:`PositionCommand`), searches go
+to :class:`usi_mate.Solver`, and :class:`usi_mate.MateResult` comes back out as ``info``,
+``checkmate`` and ``bestmove`` lines.
+
+Threads: the thread that reads commands (the *reader*) never searches. ``go`` starts one
+worker thread per search; ``Solver.solve`` releases the GIL, so the reader keeps reading
+and acts on ``stop``, ``quit`` and ``isready`` while the search runs. Every line goes
+through one lock-protected write that flushes, so progress lines from the worker and
+answers from the reader never interleave mid-line.
+
+Answers to ``go mate`` (exactly one ``checkmate`` per accepted ``go mate``):
+
+- ``checkmate <moves>``: a proven mate (preceded by ``info depth N ... score mate N pv``);
+- ``checkmate nomate``: no mate exists (proven), or the position cannot be searched at all
+  (the core rejected it before searching, e.g. the side not to move is in check; an
+  ``info string error: ...`` says why), or the side to move is already checkmated
+  (with RootIsAndNodeIfChecked: there is no move to show);
+- ``checkmate timeout``: anything else: time or node limit, ``stop``, a malformed
+  ``go mate`` argument, an error after the search started, or no hash table.
+
+A ``go`` that arrives while a search runs is ignored with an ``info string`` (no answer).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from . import __version__
+from ._core import BLACK, Position, Solver
+from .options import OPTIONS, EngineConfig, OptionError, OptionValues
+from .types import MateResult, SearchProgress
+
+ENGINE_NAME = "usi-mate"
+ENGINE_AUTHOR = "usi-mate developers"
+
+# Times above this are "no limit" in practice (285,000 years) and still fit the core's
+# uint64 and a JavaScript number; larger values are clamped instead of overflowing.
+MAX_TIME_MS = 1 << 53
+# Analysis mode (`go btime ... byoyomi ...`): answer this much before the budget ends so
+# that the GUI's clock, which starts before our process sees `go`, does not flag us.
+ANALYSIS_MARGIN_MS = 100
+ANALYSIS_MIN_MS = 10
+# `stop` waits for the answer before reading the next command: GUIs send `stop`,
+# `position`, `go` back to back, and a `go` that finds the old search still running would
+# be ignored. The core stops within milliseconds; the bound only guards against a hang.
+STOP_WAIT_S = 5.0
+# `quit` must end the process promptly (ShogiHome kills the engine 5 s after `quit`).
+QUIT_WAIT_S = 0.1
+_DEFAULT_HASH_MB = EngineConfig().hash_mb
+# Echoed text in info strings is clipped so junk input cannot flood a GUI's log.
+ECHO_LIMIT = 80
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class UsiError(ValueError):
+    """A malformed command; the message becomes one ``info string`` line."""
+
+
+def _printable(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` made safe for one info line: ASCII, no control characters, clipped."""
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _parse_ms(token: str | None, what: str) -> int:
+    # One place for every numeric `go` argument: non-negative decimal, clamped.
+    if token is None:
+        raise UsiError(f"{what} needs a number")
+    if len(token) > 30 or not _INTEGER.fullmatch(token):
+        raise UsiError(f"{what} must be a non-negative integer, not {_printable(token, 30)!r}")
+    value = int(token)
+    if value < 0:
+        raise UsiError(f"{what} must be a non-negative integer, not {value}")
+    return min(value, MAX_TIME_MS)
+
+
+# ---------------------------------------------------------------------------
+# Commands as typed values
+
+
+@dataclass(frozen=True)
+class GoCommand:
+    """A parsed ``go`` command.
+
+    ``mate``: ``go mate ...`` (answer with ``checkmate``), else analysis mode (answer with
+    ``bestmove``). ``time_ms``: the mate time limit (None: ``go mate infinite``).
+    ``infinite``/``ponder``: the analysis answer is held until ``stop`` (or ``ponderhit``).
+    The clock fields (``btime`` ...) are milliseconds as the GUI sent them.
+    """
+
+    mate: bool = False
+    time_ms: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+    btime: int | None = None
+    wtime: int | None = None
+    binc: int | None = None
+    winc: int | None = None
+    byoyomi: int | None = None
+    movetime: int | None = None
+    nodes: int | None = None
+
+    _CLOCK_FIELDS = ("btime", "wtime", "binc", "winc", "byoyomi", "movetime", "nodes")
+
+    @classmethod
+    def parse(cls, args: list[str]) -> GoCommand:
+        """Parse the tokens after ``go``. Raises :class:`UsiError` when malformed."""
+        values: dict[str, object] = {}
+        i = 0
+        while i < len(args):
+            token = args[i]
+            if token == "mate":
+                values["mate"] = True
+                arg = args[i + 1] if i + 1 < len(args) else None
+                if arg is None or arg == "infinite":
+                    # A bare `go mate` is read as infinite rather than rejected: the GUI
+                    # is waiting for an answer either way, and stop/quit still work.
+                    values["time_ms"] = None
+                else:
+                    # `go mate 0` would mean "no limit" to the core; the GUI means "now".
+                    values["time_ms"] = max(1, _parse_ms(arg, "go mate"))
+                i += 2
+            elif token in ("infinite", "ponder"):
+                values[token] = True
+                i += 1
+            elif token in cls._CLOCK_FIELDS:
+                values[token] = _parse_ms(args[i + 1] if i + 1 < len(args) else None, token)
+                i += 2
+            elif token == "depth":
+                _parse_ms(args[i + 1] if i + 1 < len(args) else None, token)
+                i += 2  # a mate search has no depth limit: accepted and ignored
+            else:
+                raise UsiError(f"unknown go parameter {_printable(token, 30)!r}")
+        if not values.get("mate") and not any(k in values for k in cls._CLOCK_FIELDS):
+            # Bare `go` (or `go ponder`): like UCI engines, search until `stop`.
+            values["infinite"] = True
+        return cls(**values)  # type: ignore[arg-type]
+
+    @property
+    def holds_answer(self) -> bool:
+        """True when USI forbids answering before ``stop``/``ponderhit`` (analysis mode)."""
+        return not self.mate and (self.infinite or self.ponder)
+
+    def analysis_budget_ms(self, turn: int) -> int | None:
+        """Time for an analysis-mode search with the side ``turn`` to move, or None for none.
+
+        ``movetime`` wins; else a twentieth of the remaining time plus increment plus
+        byoyomi, less a safety margin.
+        """
+        if self.infinite:
+            return None
+        if self.movetime is not None:
+            return max(1, self.movetime)
+        clock = (self.btime, self.binc) if turn == BLACK else (self.wtime, self.winc)
+        if clock[0] is None and clock[1] is None and self.byoyomi is None:
+            return None
+        budget = (clock[0] or 0) // 20 + (clock[1] or 0) + (self.byoyomi or 0)
+        return max(ANALYSIS_MIN_MS, budget - ANALYSIS_MARGIN_MS)
+
+
+@dataclass(frozen=True)
+class SetOptionCommand:
+    """A parsed ``setoption name <name> [value <value>]`` (the value keeps inner spaces)."""
+
+    name: str
+    value: str | None
+
+    _SYNTAX = re.compile(r"name\s+(?P<name>.+?)(?:\s+value(?:\s+(?P<value>.*?))?)?\s*")
+
+    @classmethod
+    def parse(cls, rest: str) -> SetOptionCommand:
+        """Parse the text after ``setoption``. Raises :class:`UsiError` when malformed."""
+        m = cls._SYNTAX.fullmatch(rest.strip())
+        if m is None:
+            raise UsiError("setoption: expected 'setoption name <name> [value <value>]'")
+        return cls(name=m.group("name"), value=m.group("value"))
+
+
+@dataclass(frozen=True)
+class PositionCommand:
+    """A parsed ``position startpos|sfen <sfen> [moves ...]``: the position it sets."""
+
+    position: Position
+
+    @classmethod
+    def parse(cls, rest: str) -> PositionCommand:
+        """Build the position. Raises :class:`UsiError` with the reason when malformed/illegal."""
+        if not rest.strip():
+            raise UsiError("position: expected 'startpos' or 'sfen <sfen>' [moves ...]")
+        if not rest.isascii():
+            raise UsiError("position: non-ASCII characters in the position")
+        try:
+            return cls(Position(rest))
+        except ValueError as e:
+            raise UsiError(f"position: {_printable(str(e), 200)}") from None
+
+
+# ---------------------------------------------------------------------------
+# Formatting
+
+
+def _stats(seconds: float, nodes: int, nps: int, hashfull: int) -> str:
+    return f"time {int(seconds * 1000)} nodes {nodes} nps {nps} hashfull {hashfull}"
+
+
+def progress_line(p: SearchProgress) -> str:
+    """The periodic ``info`` line: time, nodes, nps, hashfull and the root's pn/dn."""
+    return (f"info {_stats(p.seconds, p.nodes, p.nps, p.hashfull)} "
+            f"string pn {p.proof_number} dn {p.disproof_number}")
+
+
+def mate_info_line(res: MateResult) -> str:
+    """The ``info depth N seldepth N ... score mate N pv ...`` line of a proven mate.
+
+    N is the number of plies. It is negative when the line has an even length: then the
+    side to move is the one being mated (RootIsAndNodeIfChecked), as USI scores go.
+    """
+    n = len(res.moves)
+    score = n if n % 2 else -n
+    return (f"info depth {n} seldepth {n} {_stats(res.seconds, res.nodes, res.nps, res.hashfull)}"
+            f" score mate {score} pv {' '.join(res.moves)}")
+
+
+def answer_lines(command: GoCommand, res: MateResult | None) -> list[str]:
+    """Every line that ends a search: info lines, then ``checkmate ...`` or ``bestmove ...``.
+
+    ``res`` is None when the search itself failed (an internal error already reported).
+    """
+    if res is None:
+        return ["checkmate timeout" if command.mate else "bestmove resign"]
+    if res.status == "mate" and res.moves:
+        return [mate_info_line(res),
+                f"checkmate {' '.join(res.moves)}" if command.mate else f"bestmove {res.moves[0]}"]
+    lines = []
+    if res.error:
+        lines.append(f"info string error: {_printable(res.error, 200)}")
+    lines.append(f"info {_stats(res.seconds, res.nodes, res.nps, res.hashfull)}")
+    if res.status == "mate":
+        lines.append("info string the side to move is already checkmated")
+    if not command.mate:
+        if res.status == "nomate":
+            lines.append("info string no mate")
+        elif not res.error:
+            lines.append("info string no mate found within the limits")
+        return lines + ["bestmove resign"]
+    # res.nodes == 0 with an error: the core refused the position before searching.
+    no_mate = res.status != "unknown" or (res.error is not None and res.nodes == 0)
+    return lines + ["checkmate nomate" if no_mate else "checkmate timeout"]
+
+
+# ---------------------------------------------------------------------------
+# Memory
+
+
+def available_memory_mb() -> int | None:
+    """Memory the machine can give us now, in MB, or None when the OS does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    if sys.platform == "win32":
+        try:
+            import ctypes
+
+            class _MemoryStatus(ctypes.Structure):
+                _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong)] + [
+                    (n, ctypes.c_ulonglong) for n in (
+                        "total_phys", "avail_phys", "total_page", "avail_page",
+                        "total_virtual", "avail_virtual", "avail_ext_virtual")]
+
+            status = _MemoryStatus()
+            status.length = ctypes.sizeof(status)
+            if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
+                return status.avail_phys >> 20
+        except (OSError, AttributeError):
+            pass
+    try:  # macOS and other POSIX: total physical memory, better than nothing
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") >> 20
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def hash_limit_mb(current_mb: int) -> int | None:
+    """The largest table we dare allocate, or None when unknown.
+
+    The core frees the old table before allocating the new one, so its size counts as
+    available. 10% headroom: a table that fills the last free page sends Linux into the
+    OOM killer (which may pick the GUI) rather than failing the allocation cleanly.
+    """
+    available = available_memory_mb()
+    return None if available is None else max(1, int((available + current_mb) * 0.9))
+
+
+# ---------------------------------------------------------------------------
+# The engine
+
+
+@dataclass
+class _Search:
+    """One running search: what it answers and how the reader thread talks to it."""
+
+    command: GoCommand
+    sfen: str
+    time_ms: int | None
+    nodes: int | None
+    config: EngineConfig
+    release: threading.Event = field(default_factory=threading.Event)  # stop/ponderhit/quit
+    done: threading.Event = field(default_factory=threading.Event)  # answer written
+    thread: threading.Thread | None = None
+
+
+class UsiEngine:
+    """The USI mate engine, driven one command line at a time.
+
+    ``write`` receives each output line without its newline; it is called under a lock,
+    from the reader thread and from the search thread. Feed lines to :meth:`handle_line`
+    (or a whole stream to :meth:`serve`); after ``quit``, :attr:`quit_requested` is True.
+    """
+
+    def __init__(self, write: Callable[[str], None],
+                 solver_factory: Callable[[int], Solver] = Solver) -> None:
+        self._write_fn = write
+        self._solver_factory = solver_factory
+        self._out_lock = threading.Lock()
+        # Guards _search. Lock order: _state_lock, then _out_lock (never the reverse).
+        self._state_lock = threading.Lock()
+        self._output_open = True
+        self._options = OptionValues()
+        self._config = self._options.config()
+        # One Solver for the engine's life: its table is allocated once (at isready or the
+        # first go) and reused, so thousands of `go mate` keep memory flat.
+        self._solver: Solver | None = None
+        self._position = Position()
+        self._search: _Search | None = None
+        self.quit_requested = False
+        self._handlers: dict[str, Callable[[str, list[str]], None]] = {
+            "usi": self._usi,
+            "setoption": self._setoption,
+            "isready": self._isready,
+            "usinewgame": self._usinewgame,
+            "position": self._position_command,
+            "go": self._go,
+            "stop": self._stop,
+            "ponderhit": self._ponderhit,
+            "gameover": self._gameover,
+            "quit": self._quit,
+        }
+
+    # -- output ---------------------------------------------------------------
+
+    def write(self, line: str) -> None:
+        """Send one line to the GUI (thread-safe; dropped after quit or a broken pipe)."""
+        with self._out_lock:
+            if not self._output_open:
+                return
+            try:
+                self._write_fn(line)
+            except (OSError, ValueError):
+                # The GUI closed our stdout (BrokenPipe, or a closed file): nobody is
+                # listening; keep running until stdin ends rather than dying mid-search.
+                self._output_open = False
+
+    def info_string(self, text: str) -> None:
+        """Send ``info string <text>``."""
+        self.write(f"info string {text}")
+
+    # -- input ----------------------------------------------------------------
+
+    def handle_line(self, line: str) -> None:
+        """Act on one command line. Never raises: errors become ``info string`` lines."""
+        parts = line.strip().split(None, 1)
+        if not parts:
+            return
+        name, rest = parts[0], (parts[1] if len(parts) > 1 else "")
+        handler = self._handlers.get(name)
+        if handler is None:
+            self.info_string(f"unknown command {_printable(line.strip())}")
+            return
+        try:
+            handler(rest, rest.split())
+        except UsiError as e:
+            self.info_string(str(e))
+        except Exception as e:  # noqa: BLE001 - a bug must not kill the GUI's engine
+            self.info_string(f"internal error: {type(e).__name__}: {_printable(str(e), 200)}")
+
+    def serve(self, stdin: Iterable[str]) -> None:
+        """Handle lines until ``quit`` or the end of input (which counts as ``quit``)."""
+        for line in stdin:
+            self.handle_line(line)
+            if self.quit_requested:
+                return
+        self.handle_line("quit")
+
+    @property
+    def config(self) -> EngineConfig:
+        """The option values as set so far (the table follows USI_Hash at isready/go)."""
+        return self._options.config()
+
+    @property
+    def table_mb(self) -> int | None:
+        """Size of the allocated hash table in MB, or None before the first isready/go."""
+        return None if self._solver is None else self._solver.hash_mb
+
+    @property
+    def searching(self) -> bool:
+        """True while a search thread has not yet written its answer."""
+        with self._state_lock:
+            return self._search is not None
+
+    # -- commands -------------------------------------------------------------
+
+    def _usi(self, rest: str, args: list[str]) -> None:
+        self.write(f"id name {ENGINE_NAME} {__version__}")
+        self.write(f"id author {ENGINE_AUTHOR}")
+        for option in OPTIONS:
+            self.write(option.usi_line())
+        self.write("usiok")
+
+    def _setoption(self, rest: str, args: list[str]) -> None:
+        command = SetOptionCommand.parse(rest)
+        option = self._options.option(command.name)
+        if option is None:
+            raise UsiError(f"setoption: unknown option {_printable(command.name)!r}")
+        kept = option.format(self._options.get(option.name))
+        try:
+            self._options.set(option.name, command.value)
+        except OptionError as e:
+            raise UsiError(f"setoption: {_printable(str(e), 200)}; keeping {kept}") from None
+        # Applied at the next isready (or go): resizing the table here could stall the
+        # reader for seconds and must not happen while a search uses it.
+
+    def _isready(self, rest: str, args: list[str]) -> None:
+        # Answer at once during a search, without stopping it; a new hash size waits
+        # for the next isready or go when idle.
+        if not self.searching:
+            self._apply_config()
+        threads = self._options.config().threads
+        if threads > 1:
+            self.info_string(f"Threads {threads}: the search is single-threaded, using 1 thread")
+        self.write("readyok")
+
+    def _usinewgame(self, rest: str, args: list[str]) -> None:
+        # The table is kept: its entries are keyed by position (and material), so they stay
+        # valid for any later problem, and clearing 1 GB costs ~0.2 s per game.
+        pass
+
+    def _position_command(self, rest: str, args: list[str]) -> None:
+        try:
+            self._position = PositionCommand.parse(rest).position
+        except UsiError as e:
+            raise UsiError(f"{e}; keeping the previous position") from None
+
+    def _go(self, rest: str, args: list[str]) -> None:
+        if self.searching:
+            self.info_string("go ignored: a search is already running (send stop first)")
+            return
+        try:
+            command = GoCommand.parse(args)
+        except UsiError as e:
+            # The GUI waits for exactly one answer to its go: give it, with the reason.
+            self.info_string(f"go: {e}")
+            self.write("checkmate timeout" if "mate" in args else "bestmove resign")
+            return
+        self._apply_config()
+        solver = self._solver
+        if solver is None:
+            self.info_string("no hash table could be allocated; lower USI_Hash")
+            self.write(answer_lines(command, None)[0])
+            return
+        config = self._config
+        position = self._position
+        time_ms = command.time_ms if command.mate else command.analysis_budget_ms(position.turn)
+        node_limits = [n for n in (config.nodes_limit, command.nodes) if n]
+        search = _Search(command=command, sfen=position.sfen(), time_ms=time_ms,
+                         nodes=min(node_limits) if node_limits else None, config=config)
+        # arm() before the thread exists: a stop read right after this go is never lost.
+        solver.arm()
+        search.thread = threading.Thread(target=self._run_search, args=(solver, search),
+                                         name="usi-mate-search", daemon=True)
+        with self._state_lock:
+            self._search = search
+        search.thread.start()
+
+    def _stop(self, rest: str, args: list[str]) -> None:
+        search = self._interrupt()
+        if search is not None:
+            search.done.wait(STOP_WAIT_S)
+
+    def _ponderhit(self, rest: str, args: list[str]) -> None:
+        # The search already runs under the go's limits; ponderhit only lets it answer.
+        with self._state_lock:
+            search = self._search
+        if search is not None and search.command.ponder:
+            search.release.set()
+
+    def _gameover(self, rest: str, args: list[str]) -> None:
+        self._stop(rest, args)  # the game is over: a leftover search has nothing to do
+
+    def _quit(self, rest: str, args: list[str]) -> None:
+        self.quit_requested = True
+        search = self._interrupt()
+        if search is not None:
+            search.done.wait(QUIT_WAIT_S)
+        with self._out_lock:
+            self._output_open = False  # the GUI no longer reads; a late answer goes nowhere
+
+    # -- search ---------------------------------------------------------------
+
+    def _interrupt(self) -> _Search | None:
+        with self._state_lock:
+            search = self._search
+        if search is not None:
+            search.release.set()
+            if self._solver is not None:
+                self._solver.stop()
+        return search
+
+    def _run_search(self, solver: Solver, search: _Search) -> None:
+        """The search thread: solve, wait for release if USI says so, answer once."""
+        interval = search.config.pv_interval_ms
+        res: MateResult | None
+        try:
+            res = solver.solve(
+                search.sfen,
+                time_limit_ms=search.time_ms,
+                nodes_limit=search.nodes,
+                on_progress=(lambda p: self.write(progress_line(p))) if interval else None,
+                progress_interval_ms=interval,
+                root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,
+            )
+        except Exception as e:  # noqa: BLE001 - the GUI still gets its one answer
+            self.info_string(f"internal error: {type(e).__name__}: {_printable(str(e), 200)}")
+            res = None
+        if search.command.holds_answer:
+            search.release.wait()
+        with self._state_lock:
+            for line in answer_lines(search.command, res):
+                self.write(line)
+            # Cleared under the lock after the answer: a go sent in reply to it is accepted.
+            self._search = None
+        search.done.set()
+
+    def _apply_config(self) -> None:
+        """Make the table match USI_Hash (only called when no search runs)."""
+        wanted = self._options.config().hash_mb
+        current = self._solver.hash_mb if self._solver is not None else 0
+        if wanted != current:
+            self._allocate(wanted, current)
+        self._config = self._options.config()
+
+    def _allocate(self, wanted: int, current: int) -> None:
+        limit = hash_limit_mb(current)
+        # What to fall back to when `wanted` is refused: the table we have, or for the
+        # first table the default size (or what fits, on a small machine).
+        keep = current or min(_DEFAULT_HASH_MB, limit or _DEFAULT_HASH_MB)
+        if limit is not None and wanted > limit:
+            self.info_string(f"USI_Hash {wanted} MB does not fit in memory (about {limit} MB "
+                             f"can be allocated); keeping {keep} MB")
+            self._options.restore("hash_mb", keep)
+            if current:
+                return  # the old table was not touched
+            wanted = keep
+        try:
+            self._set_table(wanted)
+            return
+        except MemoryError:
+            self.info_string(f"USI_Hash {wanted} MB could not be allocated; keeping {keep} MB")
+            self._options.restore("hash_mb", keep)
+        try:
+            # The core frees the old table before allocating the new one and leaves it
+            # empty when that fails; searching an empty table would crash, so rebuild it.
+            self._set_table(keep)
+        except MemoryError:
+            self._solver = None
+            self.info_string(f"USI_Hash {keep} MB could not be allocated either")
+
+    def _set_table(self, hash_mb: int) -> None:
+        if self._solver is None:
+            self._solver = self._solver_factory(hash_mb)
+        else:
+            self._solver.resize(hash_mb)
+
+
+def run(stdin: TextIO, stdout: TextIO) -> UsiEngine:
+    """Run the USI loop on text streams until ``quit`` or end of input; returns the engine."""
+
+    def write(line: str) -> None:
+        stdout.write(line + "\n")
+        stdout.flush()  # GUIs read line by line from a pipe: never leave a line buffered
+
+    engine = UsiEngine(write)
+    engine.serve(stdin)
+    return engine
