@@ -46,8 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] == "solve":
         return _solve(args[1:])
     parser = argparse.ArgumentParser(
-        prog="usi-mate", description=_DESCRIPTION, epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog="usi-mate",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"usi-mate {__version__}")
     parser.parse_args(args)
     return _usi_loop()
@@ -57,8 +60,10 @@ def _solve(args: list[str]) -> int:
     # Imported lazily: the batch solver is a separate module (and may not be installed
     # yet in a development checkout); the USI loop must never depend on it.
     if importlib.util.find_spec("usi_mate.batch") is None:
-        print("usi-mate: the batch solver (usi_mate.batch) is not available in this "
-              "installation", file=sys.stderr)
+        print(
+            "usi-mate: the batch solver (usi_mate.batch) is not available in this installation",
+            file=sys.stderr,
+        )
         return 2
     batch = importlib.import_module("usi_mate.batch")
     code = batch.main(args)
@@ -78,7 +83,7 @@ def _usi_loop() -> int:
     try:
         run(stdin, stdout)
     except KeyboardInterrupt:
-        return 0
+        pass  # Ctrl-C in a terminal: leave like quit
     try:
         stdout.flush()
     except (OSError, ValueError):

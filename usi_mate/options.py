@@ -177,32 +177,53 @@ MAX_PV_INTERVAL_MS = 3_600_000
 
 OPTIONS: tuple[Option, ...] = (
     SpinOption(
-        "USI_Hash", "hash_mb", default=256, min=1, max=MAX_HASH_MB,
+        "USI_Hash",
+        "hash_mb",
+        default=256,
+        min=1,
+        max=MAX_HASH_MB,
         help="Transposition table size in MB, allocated at isready. A size the machine "
         "cannot hold is refused with an info string and the previous size is kept.",
     ),
     SpinOption(
-        "Threads", "threads", default=1, min=1, max=256,
+        "Threads",
+        "threads",
+        default=1,
+        min=1,
+        max=256,
         help="Accepted for GUI compatibility; the search is single-threaded.",
     ),
     SpinOption(
-        "NodesLimit", "nodes_limit", default=0, min=0, max=MAX_NODES,
+        "NodesLimit",
+        "nodes_limit",
+        default=0,
+        min=0,
+        max=MAX_NODES,
         help="Stop a search after this many nodes and answer timeout (0 = no limit).",
     ),
     SpinOption(
-        "PvInterval", "pv_interval_ms", default=1000, min=0, max=MAX_PV_INTERVAL_MS,
+        "PvInterval",
+        "pv_interval_ms",
+        default=1000,
+        min=0,
+        max=MAX_PV_INTERVAL_MS,
         help="Milliseconds between progress info lines during a search (0 = none).",
     ),
     CheckOption(
-        "RootIsAndNodeIfChecked", "root_is_and_node_if_checked", default=False,
+        "RootIsAndNodeIfChecked",
+        "root_is_and_node_if_checked",
+        default=False,
         help="When the side to move is in check, let it defend (the other side attacks) "
         "instead of attacking; the mate line then has an even length.",
     ),
     CheckOption(
-        "USI_Ponder", "ponder", default=False,
+        "USI_Ponder",
+        "ponder",
+        default=False,
         help="Accepted and ignored: a mate engine does not ponder.",
     ),
 )
+
 
 @dataclass(frozen=True)
 class EngineConfig:

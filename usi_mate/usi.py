@@ -218,8 +218,10 @@ def _stats(seconds: float, nodes: int, nps: int, hashfull: int) -> str:
 
 def progress_line(p: SearchProgress) -> str:
     """The periodic ``info`` line: time, nodes, nps, hashfull and the root's pn/dn."""
-    return (f"info {_stats(p.seconds, p.nodes, p.nps, p.hashfull)} "
-            f"string pn {p.proof_number} dn {p.disproof_number}")
+    return (
+        f"info {_stats(p.seconds, p.nodes, p.nps, p.hashfull)} "
+        f"string pn {p.proof_number} dn {p.disproof_number}"
+    )
 
 
 def mate_info_line(res: MateResult) -> str:
@@ -230,24 +232,33 @@ def mate_info_line(res: MateResult) -> str:
     """
     n = len(res.moves)
     score = n if n % 2 else -n
-    return (f"info depth {n} seldepth {n} {_stats(res.seconds, res.nodes, res.nps, res.hashfull)}"
-            f" score mate {score} pv {' '.join(res.moves)}")
+    return (
+        f"info depth {n} seldepth {n} {_stats(res.seconds, res.nodes, res.nps, res.hashfull)}"
+        f" score mate {score} pv {' '.join(res.moves)}"
+    )
 
 
-def answer_lines(command: GoCommand, res: MateResult | None) -> list[str]:
+def answer_lines(
+    command: GoCommand, res: MateResult | None, *, stats_reported: bool = False
+) -> list[str]:
     """Every line that ends a search: info lines, then ``checkmate ...`` or ``bestmove ...``.
 
     ``res`` is None when the search itself failed (an internal error already reported).
+    ``stats_reported``: progress reports were on, and the core's last report already gave
+    the final time/nodes/hashfull, so a search without mate adds no statistics line.
     """
     if res is None:
         return ["checkmate timeout" if command.mate else "bestmove resign"]
     if res.status == "mate" and res.moves:
-        return [mate_info_line(res),
-                f"checkmate {' '.join(res.moves)}" if command.mate else f"bestmove {res.moves[0]}"]
+        return [
+            mate_info_line(res),
+            f"checkmate {' '.join(res.moves)}" if command.mate else f"bestmove {res.moves[0]}",
+        ]
     lines = []
     if res.error:
         lines.append(f"info string error: {_printable(res.error, 200)}")
-    lines.append(f"info {_stats(res.seconds, res.nodes, res.nps, res.hashfull)}")
+    if not stats_reported:
+        lines.append(f"info {_stats(res.seconds, res.nodes, res.nps, res.hashfull)}")
     if res.status == "mate":
         lines.append("info string the side to move is already checkmated")
     if not command.mate:
@@ -280,9 +291,17 @@ def available_memory_mb() -> int | None:
 
             class _MemoryStatus(ctypes.Structure):
                 _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong)] + [
-                    (n, ctypes.c_ulonglong) for n in (
-                        "total_phys", "avail_phys", "total_page", "avail_page",
-                        "total_virtual", "avail_virtual", "avail_ext_virtual")]
+                    (n, ctypes.c_ulonglong)
+                    for n in (
+                        "total_phys",
+                        "avail_phys",
+                        "total_page",
+                        "avail_page",
+                        "total_virtual",
+                        "avail_virtual",
+                        "avail_ext_virtual",
+                    )
+                ]
 
             status = _MemoryStatus()
             status.length = ctypes.sizeof(status)
@@ -333,8 +352,9 @@ class UsiEngine:
     (or a whole stream to :meth:`serve`); after ``quit``, :attr:`quit_requested` is True.
     """
 
-    def __init__(self, write: Callable[[str], None],
-                 solver_factory: Callable[[int], Solver] = Solver) -> None:
+    def __init__(
+        self, write: Callable[[str], None], solver_factory: Callable[[int], Solver] = Solver
+    ) -> None:
         self._write_fn = write
         self._solver_factory = solver_factory
         self._out_lock = threading.Lock()
@@ -487,15 +507,28 @@ class UsiEngine:
         position = self._position
         time_ms = command.time_ms if command.mate else command.analysis_budget_ms(position.turn)
         node_limits = [n for n in (config.nodes_limit, command.nodes) if n]
-        search = _Search(command=command, sfen=position.sfen(), time_ms=time_ms,
-                         nodes=min(node_limits) if node_limits else None, config=config)
+        search = _Search(
+            command=command,
+            sfen=position.sfen(),
+            time_ms=time_ms,
+            nodes=min(node_limits) if node_limits else None,
+            config=config,
+        )
         # arm() before the thread exists: a stop read right after this go is never lost.
         solver.arm()
-        search.thread = threading.Thread(target=self._run_search, args=(solver, search),
-                                         name="usi-mate-search", daemon=True)
+        search.thread = threading.Thread(
+            target=self._run_search, args=(solver, search), name="usi-mate-search", daemon=True
+        )
         with self._state_lock:
             self._search = search
-        search.thread.start()
+        try:
+            search.thread.start()
+        except RuntimeError as e:  # no thread to be had: answer now rather than never
+            with self._state_lock:
+                self._search = None
+            solver.stop()
+            self.info_string(f"internal error: cannot start the search thread: {e}")
+            self.write(answer_lines(command, None)[0])
 
     def _stop(self, rest: str, args: list[str]) -> None:
         search = self._interrupt()
@@ -550,7 +583,7 @@ class UsiEngine:
         if search.command.holds_answer:
             search.release.wait()
         with self._state_lock:
-            for line in answer_lines(search.command, res):
+            for line in answer_lines(search.command, res, stats_reported=interval > 0):
                 self.write(line)
             # Cleared under the lock after the answer: a go sent in reply to it is accepted.
             self._search = None
@@ -570,8 +603,10 @@ class UsiEngine:
         # first table the default size (or what fits, on a small machine).
         keep = current or min(_DEFAULT_HASH_MB, limit or _DEFAULT_HASH_MB)
         if limit is not None and wanted > limit:
-            self.info_string(f"USI_Hash {wanted} MB does not fit in memory (about {limit} MB "
-                             f"can be allocated); keeping {keep} MB")
+            self.info_string(
+                f"USI_Hash {wanted} MB does not fit in memory (about {limit} MB "
+                f"can be allocated); keeping {keep} MB"
+            )
             self._options.restore("hash_mb", keep)
             if current:
                 return  # the old table was not touched
