@@ -97,16 +97,20 @@ struct SolveOutput {
   int hashfull = 0;
   int max_ply = 0;
   std::string error;
+  bool min_length_proven = false;
 };
 
 // Runs the solver on a copy of the position, so the caller's object is never
 // touched while the GIL is released.
 inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes_limit, uint64_t time_ms,
-                         bool root_is_and_node_if_checked) {
+                         bool root_is_and_node_if_checked, int post_search_level,
+                         bool ignore_futile_interpositions) {
   SearchLimits limits;
   limits.nodes = nodes_limit;
   limits.time_ms = time_ms;
   limits.root_is_and_node_if_checked = root_is_and_node_if_checked;
+  limits.post_search = PostSearchLevel(post_search_level);
+  limits.ignore_futile_interpositions = ignore_futile_interpositions;
   SearchResult r = solver.solve(sfen, limits);
   SolveOutput out;
   out.status = int(r.status);
@@ -116,6 +120,7 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   out.hashfull = r.hashfull;
   out.max_ply = r.max_ply_reached;
   out.error = r.error;
+  out.min_length_proven = r.min_length_proven;
   return out;
 }
 

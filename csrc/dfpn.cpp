@@ -42,7 +42,14 @@ uint64_t material_salt(const Position& pos, Color attacker) {
   return h & ~1ULL;  // keep bit 0: it is the side-to-move bit of the board key
 }
 
-inline uint16_t add_len(uint16_t len) { return len < 65535 ? len + 1 : len; }
+// One ply more; LEN_INF and the unbounded budget stay where they are.
+constexpr uint64_t kFutilityNodeCap = 3000;
+constexpr uint64_t kFutileSalt = 0x5a5a5a5a5a5a5a5aULL;  // bit 0 clear: it is the side-to-move bit
+
+inline uint16_t add_len(uint16_t len) { return len >= BUDGET_NONE ? len : uint16_t(len + 1); }
+inline uint16_t child_budget(uint16_t b) { return b >= BUDGET_NONE ? b : uint16_t(b - 1); }
+// Repetition-table keys are per budget: a path-dependent "no mate within b" says nothing about b + 2.
+inline uint64_t budget_salt(uint16_t b) { return b >= BUDGET_NONE ? 0 : mix64(b + 0x9e37ULL); }
 
 }  // namespace
 
@@ -79,6 +86,7 @@ void Solver::report_progress(uint32_t pn, uint32_t dn) {
 
 bool Solver::should_stop() {
   if (stopped_) return true;
+  if (nodes_ >= nested_node_limit_) return true;  // ends the sub-search only, not the search
   if (stop_requested_.load(std::memory_order_relaxed) && !extracting_) return stopped_ = true;
   if (limits_.nodes && nodes_ >= limits_.nodes && !extracting_) return stopped_ = true;
   if (extracting_ && nodes_ >= extract_node_budget_) return stopped_ = true;
@@ -96,26 +104,33 @@ bool Solver::should_stop() {
   return false;
 }
 
-void Solver::init_child(ChildNode& c, bool or_node, uint64_t path_key, MoveList& scratch) {
+void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch,
+                        uint16_t budget) {
   c.hand = 0;
   c.mate_len = 0;
   c.path_dependent = 0;
   c.delayed = 0;
+  c.futile = 0;
+  if (!or_node && futile_mode_ && budget != BUDGET_NONE && is_drop(c.move) &&
+      is_futile_drop(ply, path_key, c.move, &c.hand)) {
+    c.pn = 0; c.dn = PN_INF; c.futile = 1;
+    return;
+  }
   pos_->do_move(c.move);
   ++nodes_;
   uint64_t fk = pos_->full_key();
   if (path_.contains(fk)) {
-    c.pn = PN_INF; c.dn = 0; c.path_dependent = 1;
+    c.pn = PN_INF; c.dn = 0; c.path_dependent = 1; c.mate_len = LEN_INF;
     pos_->undo_move();
     return;
   }
   uint64_t key = tt_key();
   Hand hand = attacker_hand();
-  TTResult r = tt_.probe(key, hand);
+  TTResult r = tt_.probe(key, hand, budget);
   if (r.found && (r.pn == 0 || r.dn == 0)) {
     c.pn = r.pn; c.dn = r.dn; c.hand = r.hand; c.mate_len = r.mate_len;
-  } else if (rep_table_.contains(path_key ^ fk)) {
-    c.pn = PN_INF; c.dn = 0; c.path_dependent = 1;
+  } else if (rep_table_.contains(path_key ^ fk ^ budget_salt(budget))) {
+    c.pn = PN_INF; c.dn = 0; c.path_dependent = 1; c.mate_len = LEN_INF;
   } else if (r.found) {
     c.pn = r.pn; c.dn = r.dn;
   } else if (or_node) {
@@ -125,17 +140,29 @@ void Solver::init_child(ChildNode& c, bool or_node, uint64_t path_key, MoveList&
       c.pn = 0; c.dn = PN_INF;
       c.hand = and_node_proof_hand(*pos_, attacker_, HAND_ZERO);
       tt_.store(key, c.hand, 0, PN_INF, 0, 1);
+    } else if (budget == 0) {
+      // The defender has a move, so no mate within 0 plies (at least 2 are
+      // needed), unless every move is a futile interposition.
+      Hand u = HAND_ZERO;
+      if (futile_mode_ && only_futile_evasions(ply + 1, path_key ^ fk, scratch, &u)) {
+        c.pn = 0; c.dn = PN_INF; c.hand = and_node_proof_hand(*pos_, attacker_, u);
+        tt_.store(key, c.hand, 0, PN_INF, 0, 1);
+      } else {
+        c.pn = PN_INF; c.dn = 0; c.hand = hand; c.mate_len = 2;
+      }
     } else {
       c.pn = std::max(r.pn, evasion_weight(scratch));
       c.dn = r.dn;
     }
+  } else if (budget == 0) {
+    c.pn = PN_INF; c.dn = 0; c.hand = full_hand(); c.mate_len = 1;  // an OR node needs a ply to mate
   } else {
     // A new OR node. No check: no mate, settled here.
     generate_checks(*pos_, scratch);
     if (scratch.size == 0) {
-      c.pn = PN_INF; c.dn = 0;
+      c.pn = PN_INF; c.dn = 0; c.mate_len = LEN_INF;
       c.hand = or_node_disproof_hand(*pos_, attacker_, full_hand());
-      tt_.store(key, c.hand, PN_INF, 0, 0, 1);
+      tt_.store(key, c.hand, PN_INF, 0, LEN_INF, 1);
     } else {
       c.pn = r.pn;
       c.dn = std::max(r.dn, uint32_t(scratch.size));
@@ -156,6 +183,7 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
   if (or_node) generate_checks(*pos_, f.moves);
   else generate_evasions(*pos_, f.moves);
   n = f.moves.size;
+  uint16_t budget = child_budget(f.budget);
   MoveList& scratch = frame(ply + 1).moves;  // the child frame is not in use yet
   Bitboard drop_seen;
   for (int i = 0; i < n; ++i) {
@@ -170,7 +198,7 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
       }
       drop_seen |= to;
     }
-    init_child(c, or_node, path_key, scratch);
+    init_child(c, ply, or_node, path_key, scratch, budget);
     if ((or_node && c.pn == 0) || (!or_node && c.dn == 0 && !c.path_dependent)) {
       n = i + 1;  // settled: the rest need not be looked at
       break;
@@ -193,7 +221,7 @@ void Solver::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node,
   for (int j = 0; j < n; ++j) {
     ChildNode& c = f.child[j];
     if (!c.delayed || move_to(c.move) != to) continue;
-    init_child(c, or_node, path_key, scratch);
+    init_child(c, ply, or_node, path_key, scratch, child_budget(f.budget));
     if (c.pn != 0) return;  // this one now stands for the square
   }
 }
@@ -218,50 +246,81 @@ void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t
     } else {
       Hand u = HAND_ZERO;
       uint16_t len = 0;
+      bool resisting = false;  // some reply is not a futile interposition
       for (int i = 0; i < n; ++i) {
         u = hand_max(u, f.child[i].hand);
+        if (f.child[i].futile) continue;
         len = std::max(len, f.child[i].mate_len);
+        resisting = true;
       }
       out.hand = and_node_proof_hand(*pos_, attacker_, u);
-      out.mate_len = n ? add_len(len) : 0;
+      out.mate_len = resisting ? add_len(len) : 0;
     }
     tt_.store(key, out.hand, 0, PN_INF, out.mate_len, amount);
   } else if (dn == 0) {
     if (or_node) {
+      // No mate within the budget after any check: the shortest conceivable mate is
+      // one ply longer than the shortest conceivable after the best check.
       Hand meet = full_hand();
+      uint16_t min_len = LEN_INF;
       for (int i = 0; i < n; ++i) {
         out.path_dependent |= f.child[i].path_dependent != 0;
         meet = hand_min(meet, hand_before_move(f.child[i].hand, f.child[i].move, captured(f.child[i].move)));
+        min_len = std::min(min_len, f.child[i].mate_len);
       }
+      out.mate_len = n ? add_len(min_len) : LEN_INF;
       if (!out.path_dependent) out.hand = or_node_disproof_hand(*pos_, attacker_, meet);
     } else {
       int b = -1;
-      for (int i = 0; i < n; ++i)
-        if (f.child[i].dn == 0 && (b < 0 || (f.child[b].path_dependent && !f.child[i].path_dependent))) b = i;
+      for (int i = 0; i < n; ++i) {
+        const ChildNode& c = f.child[i];
+        if (c.dn != 0) continue;
+        if (b < 0 || (f.child[b].path_dependent && !c.path_dependent) ||
+            (f.child[b].path_dependent == c.path_dependent && c.mate_len > f.child[b].mate_len))
+          b = i;
+      }
       out.path_dependent = f.child[b].path_dependent != 0;
       out.hand = f.child[b].hand;
+      out.mate_len = add_len(f.child[b].mate_len);
     }
-    if (out.path_dependent) rep_table_.insert(path_key);
-    else tt_.store(key, out.hand, PN_INF, 0, 0, amount);
+    if (out.path_dependent) rep_table_.insert(path_key ^ budget_salt(f.budget));
+    else tt_.store(key, out.hand, PN_INF, 0, out.mate_len, amount);
   } else {
     tt_.store(key, attacker_hand(), pn, dn, 0, amount);
   }
 }
 
-NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key) {
+NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget) {
   NodeValue out;
   if (ply > max_ply_reached_) max_ply_reached_ = ply;
   if (ply >= limits_.max_ply) {
     // Too deep to follow: give up on this path only. A "no mate" built on this is not trusted.
     depth_cut_ = true;
-    out = {PN_INF, 0, attacker_hand(), 0, true};
+    out = {PN_INF, 0, attacker_hand(), LEN_INF, true};
     return out;
   }
   bool or_node = pos_->side_to_move() == attacker_;
+  if (budget == 0) {
+    // Nothing fits in zero plies but a mate already on the board (or, ignoring
+    // futile interpositions, a check that only they can answer).
+    Hand u = HAND_ZERO;
+    bool mated = false;
+    if (!or_node) {
+      MoveList evasions;
+      generate_evasions(*pos_, evasions);
+      mated = evasions.size == 0 || (futile_mode_ && only_futile_evasions(ply, path_key, evasions, &u));
+    }
+    out = mated ? NodeValue{0, PN_INF, and_node_proof_hand(*pos_, attacker_, u), 0, false}
+                : NodeValue{PN_INF, 0, attacker_hand(), uint16_t(or_node ? 1 : 2), false};
+    if (mated) tt_.store(tt_key(), out.hand, 0, PN_INF, 0, 1);
+    return out;
+  }
   uint64_t nodes_start = nodes_;
   SearchFrame& f = frame(ply);
+  f.budget = budget;
   int n = 0;
   expand(f, ply, or_node, path_key, n);
+  uint16_t cbudget = child_budget(budget);
   uint32_t pn = 1, dn = 1;
   for (;;) {
     // OR: pn = min child pn, dn = sum child dn. AND: the other way round.
@@ -304,7 +363,7 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     ++nodes_;
     uint64_t fk = pos_->full_key();
     path_.insert(fk);
-    NodeValue r = mid(ply + 1, cth_pn, cth_dn, path_key ^ fk);
+    NodeValue r = mid(ply + 1, cth_pn, cth_dn, path_key ^ fk, cbudget);
     path_.erase(fk);
     pos_->undo_move();
     c.pn = r.pn;
@@ -326,75 +385,230 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
   return out;
 }
 
-bool Solver::prove_here(int ply, uint64_t path_key) {
-  NodeValue v = mid(ply, PN_INF, PN_INF, path_key);
-  return v.pn == 0;
+// Futile interposition (無駄合; docs/FUTILE.md): a drop between the king and a
+// single distant checker, after which the checker takes the dropped piece and
+// mates without needing it: the position after the capture is proven with a
+// proof hand holding fewer of that piece than the attacker then has. The
+// drop's own proof hand is returned through proof_hand. Called at the AND node
+// before the drop; the capture line is proven here if the table lacks it.
+bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_hand) {
+  Bitboard checkers = pos_->checkers();
+  Square k = pos_->king_square(~attacker_);
+  if (!checkers || checkers.more_than_one() || k == SQ_NONE) return false;
+  Square s = checkers.lsb(), b = move_to(drop);
+  if (!T.between[s][k].test(b)) return false;
+  PieceType x = drop_type(drop);
+  bool futile = false;
+  pos_->do_move(drop);
+  uint64_t fk1 = pos_->full_key();
+  path_.insert(fk1);
+  MoveList captures;
+  generate_checks(*pos_, captures);
+  for (Move m : captures) {
+    if (is_drop(m) || move_from(m) != s || move_to(m) != b) continue;
+    pos_->do_move(m);
+    uint64_t fk2 = pos_->full_key();
+    if (!path_.contains(fk2)) {
+      TTResult r = tt_.probe(tt_key(), attacker_hand(), BUDGET_NONE);
+      // An unresolved entry that already cost a capped sub-search is not tried
+      // again: every re-expansion of the AND node would repeat it.
+      bool tried = r.found && r.pn != 0 && r.amount >= kFutilityNodeCap / 2;
+      if (!(r.found && r.pn == 0) && !tried && !stopped_) {
+        // A futile interposition is refuted by a plain capture-and-mate, which
+        // df-pn proves in a few hundred nodes; a capture line that needs more is
+        // real resistance. The cap keeps hard or unmateable lines from costing
+        // a full search each.
+        uint64_t saved = nested_node_limit_;
+        nested_node_limit_ = std::min(saved, nodes_ + kFutilityNodeCap);
+        path_.insert(fk2);
+        NodeValue v = mid(ply + 2, PN_INF, PN_INF, path_key ^ fk1 ^ fk2, BUDGET_NONE);
+        path_.erase(fk2);
+        nested_node_limit_ = saved;
+        if (v.pn == 0) { r.found = true; r.pn = 0; r.hand = v.hand; }
+      }
+      if (r.found && r.pn == 0 && hand_count(r.hand, x) < hand_count(attacker_hand(), x)) {
+        futile = true;
+        *proof_hand = hand_before_move(r.hand, m, make_piece(~attacker_, x));
+      }
+    }
+    pos_->undo_move();
+    if (futile) break;
+  }
+  path_.erase(fk1);
+  pos_->undo_move();
+  return futile;
 }
 
-bool Solver::extract_pv(std::vector<Move>& pv, uint64_t root_path_key) {
-  // Walk down the proof: at OR nodes the proven check with the shortest proof,
-  // at AND nodes the evasion whose proof is longest. Entries lost to
-  // replacement are proven again on the spot.
-  extracting_ = true;
-  extract_node_budget_ = nodes_ + std::max<uint64_t>(nodes_, 1000000);
+// True when the defender (to move, in check) has replies and every one is a
+// futile interposition; proof_union collects their proof hands.
+bool Solver::only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union) {
+  if (evasions.size == 0) return false;
+  for (Move m : evasions)
+    if (!is_drop(m)) return false;  // a king move, capture or moved interposition resists
+  Hand u = HAND_ZERO;
+  for (Move m : evasions) {
+    Hand h = HAND_ZERO;
+    if (!is_futile_drop(ply, path_key, m, &h)) return false;
+    u = hand_max(u, h);
+  }
+  *proof_union = u;
+  return true;
+}
+
+bool Solver::prove_here(int ply, uint64_t path_key, uint16_t budget) {
+  return mid(ply, PN_INF, PN_INF, path_key, budget).pn == 0;
+}
+
+// 1 when the position (the side to move as it stands) has no mate within
+// `budget` plies, 0 when it has one, -1 when the search could not tell.
+int Solver::decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget) {
+  TTResult r = tt_.probe(tt_key(), attacker_hand(), budget);
+  if (r.found && r.dn == 0) return 1;
+  if (r.found && r.pn == 0) return 0;
+  NodeValue v = mid(ply, PN_INF, PN_INF, path_key, budget);
+  return v.dn == 0 ? 1 : v.pn == 0 ? 0 : -1;
+}
+
+// Rebuilds a mating line of at most `budget` plies from the table, from the
+// current position (ply plies below the root). At OR nodes: a proven check with
+// the shortest mate. At AND nodes: a reply that resists longest; with `exact`,
+// "longest" is proven (the reply after which no shorter mate exists), otherwise
+// it is the longest mate the table has recorded. Entries lost to replacement
+// are proven again on the spot. The position is restored before returning.
+bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
+                          std::vector<Move>& line) {
   std::vector<uint64_t> keys;
-  uint64_t path_key = root_path_key;
+  size_t start = line.size();
+  uint16_t r = budget;
   bool ok = false;
-  for (int ply = 0; ply < limits_.max_ply; ++ply) {
+  for (int depth = ply; depth < limits_.max_ply; ++depth) {
     bool or_node = pos_->side_to_move() == attacker_;
     MoveList list;
     if (or_node) generate_checks(*pos_, list);
     else generate_evasions(*pos_, list);
     if (!or_node && list.size == 0) { ok = true; break; }
+    if (!or_node && futile_mode_) {
+      // Futile interpositions are no resistance: drop them from the replies;
+      // when nothing else is left, the line ends here as a mate.
+      int kept = 0;
+      for (int i = 0; i < list.size; ++i) {
+        Hand h;
+        if (!(is_drop(list[i]) && is_futile_drop(depth, path_key, list[i], &h))) list.moves[kept++] = list[i];
+      }
+      list.size = kept;
+      if (kept == 0) { ok = true; break; }
+    }
+    if (r == 0) break;
+    uint16_t rc = child_budget(r);
     Move chosen = MOVE_NONE;
-    for (int attempt = 0; attempt < 2 && chosen == MOVE_NONE; ++attempt) {
-      int best_len = -1;
-      bool all_proven = true;
-      for (Move m : list) {
-        pos_->do_move(m);
-        uint64_t fk = pos_->full_key();
-        bool proven = false;
-        int len = 0;
-        if (!path_.contains(fk)) {
-          TTResult r = tt_.probe(tt_key(), attacker_hand());
-          if (r.found && r.pn == 0) { proven = true; len = r.mate_len; }
-          else if (!or_node && attempt == 0) {
-            path_.insert(fk);
-            proven = prove_here(ply + 1, path_key ^ fk);
-            path_.erase(fk);
-            if (proven) {
-              TTResult r2 = tt_.probe(tt_key(), attacker_hand());
-              len = r2.found && r2.pn == 0 ? r2.mate_len : 0;
+    uint16_t chosen_len = 0;
+    if (or_node) {
+      for (int attempt = 0; attempt < 2 && chosen == MOVE_NONE; ++attempt) {
+        for (Move m : list) {
+          pos_->do_move(m);
+          if (!path_.contains(pos_->full_key())) {
+            TTResult t = tt_.probe(tt_key(), attacker_hand(), rc);
+            if (t.found && t.pn == 0 && (chosen == MOVE_NONE || t.mate_len < chosen_len)) {
+              chosen = m;
+              chosen_len = t.mate_len;
             }
           }
+          pos_->undo_move();
         }
-        pos_->undo_move();
-        if (!proven) { all_proven = false; continue; }
-        if (best_len < 0 || (or_node ? len < best_len : len > best_len)) { best_len = len; chosen = m; }
+        if (chosen == MOVE_NONE && (attempt > 0 || !prove_here(depth, path_key, r))) break;
       }
-      if (!or_node && !all_proven) chosen = MOVE_NONE;
-      if (chosen == MOVE_NONE && (attempt > 0 || !prove_here(ply, path_key))) break;
+    } else {
+      // Every reply must be mated within rc; note how long each mate is.
+      uint16_t lens[MAX_MOVES];
+      bool all = true;
+      for (int i = 0; i < list.size && all; ++i) {
+        pos_->do_move(list[i]);
+        uint64_t fk = pos_->full_key();
+        TTResult t = tt_.probe(tt_key(), attacker_hand(), rc);
+        if (!(t.found && t.pn == 0) && !path_.contains(fk)) {
+          path_.insert(fk);
+          if (prove_here(depth + 1, path_key ^ fk, rc)) t = tt_.probe(tt_key(), attacker_hand(), rc);
+          path_.erase(fk);
+        }
+        all = t.found && t.pn == 0;
+        lens[i] = t.mate_len;
+        pos_->undo_move();
+      }
+      if (!all) break;
+      // The longest resistance: with `exact`, the replies whose mate cannot be
+      // shorter than t, for the largest t; otherwise the longest recorded mate.
+      int candidates[MAX_MOVES];
+      int nc = 0;
+      uint16_t t = 0;
+      if (exact) {
+        for (t = rc; nc == 0; t = uint16_t(t - 2)) {
+          for (int i = 0; i < list.size; ++i) {
+            if (t < 2) { candidates[nc++] = i; continue; }
+            pos_->do_move(list[i]);
+            uint64_t fk = pos_->full_key();
+            path_.insert(fk);
+            int d = decide_no_mate_within(depth + 1, path_key ^ fk, uint16_t(t - 2));
+            path_.erase(fk);
+            pos_->undo_move();
+            if (d != 0) candidates[nc++] = i;  // undecided (stopped) counts as resisting
+          }
+          if (nc || t < 2) break;
+        }
+      } else {
+        for (int i = 0; i < list.size; ++i) t = std::max(t, lens[i]);
+        for (int i = 0; i < list.size; ++i)
+          if (lens[i] == t) candidates[nc++] = i;
+      }
+      int pick = candidates[0];
+      if (nc > 1) {
+        // Equal resistance: prefer the reply that leaves the attacker fewest
+        // pieces in hand at the end (no 駒余り), judged on each reply's own line.
+        int best_spare = 1 << 30;
+        for (int k = 0; k < nc; ++k) {
+          int spare;
+          if (tie_break && t <= 128) {
+            Move m = list[candidates[k]];
+            pos_->do_move(m);
+            uint64_t fk = pos_->full_key();
+            path_.insert(fk);
+            std::vector<Move> sub;
+            bool sub_ok = extract_line(depth + 1, path_key ^ fk, t, exact, false, sub);
+            for (Move x : sub) pos_->do_move(x);
+            spare = sub_ok ? hand_total(attacker_hand()) : 1 << 29;
+            for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
+            path_.erase(fk);
+            pos_->undo_move();
+          } else {
+            spare = is_drop(list[candidates[k]]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
+          }
+          if (spare < best_spare) { best_spare = spare; pick = candidates[k]; }
+        }
+      }
+      chosen = list[pick];
+      chosen_len = exact ? t : lens[pick];
     }
     if (chosen == MOVE_NONE || stopped_) break;
-    pv.push_back(chosen);
+    line.push_back(chosen);
     pos_->do_move(chosen);
     uint64_t fk = pos_->full_key();
     path_.insert(fk);
     keys.push_back(fk);
     path_key ^= fk;
+    r = chosen_len;
   }
   for (size_t i = keys.size(); i-- > 0;) {
     path_.erase(keys[i]);
     pos_->undo_move();
   }
-  extracting_ = false;
-  if (!ok) pv.clear();
+  if (!ok) line.resize(start);
   return ok;
 }
 
 TTResult Solver::probe(const Position& pos, bool and_root) const {
   Color attacker = and_root ? ~pos.side_to_move() : pos.side_to_move();
-  uint64_t key = TranspositionTable::fix_key(pos.board_key() ^ material_salt(pos, attacker));
+  // The same salt as the last search used (its futility mode included).
+  uint64_t salt = material_salt(pos, attacker) ^ (futile_mode_ ? kFutileSalt : 0);
+  uint64_t key = TranspositionTable::fix_key(pos.board_key() ^ salt);
   return tt_.probe(key, pos.hand(attacker));
 }
 
@@ -415,6 +629,7 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   start_ = last_report_ = std::chrono::steady_clock::now();
   limits_ = limits;
   nodes_ = 0;
+  nested_node_limit_ = UINT64_MAX;
   stopped_ = false;
   depth_cut_ = false;
   extracting_ = false;
@@ -441,17 +656,53 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
     result.status = MateStatus::NoMate;  // nothing to check
     return finish();
   }
-  salt_ = material_salt(pos, attacker_);
-  path_.clear();
+  futile_mode_ = limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength;
+  // Bounded results differ with and without futility: keep the two kinds apart.
+  salt_ = material_salt(pos, attacker_) ^ (futile_mode_ ? kFutileSalt : 0);
+  path_.clear_if_dirty();
   rep_table_.clear();
   uint64_t root_key = pos.full_key();
   path_.insert(root_key);
-  NodeValue v = mid(0, PN_INF, PN_INF, root_key);
+  NodeValue v = mid(0, PN_INF, PN_INF, root_key, BUDGET_NONE);
   root_pn_ = v.pn;
   root_dn_ = v.dn;
   if (v.pn == 0) {
-    if (extract_pv(result.pv, root_key)) result.status = MateStatus::Mate;
-    else result.error = "mate proven but the mating line could not be rebuilt within the node budget";
+    // Shortest mate: binary search over the length. "Is there a mate within b?"
+    // either proves one (the bound drops to its length) or proves there is none
+    // (the lower bound rises to b). Budgets keep the parity of the mate length.
+    // Bisecting rather than stepping down by two matters when the first proof is
+    // far too long (muso-001: 27 plies found first, 11 the answer): small
+    // budgets are cheap to search, and only the last step near the answer is
+    // an expensive "no shorter mate" proof.
+    uint16_t best = v.mate_len;
+    bool minimal = false;
+    if (limits.post_search == PostSearchLevel::MinLength) {
+      int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
+      while (!stopped_ && int(best) - 2 > lo) {
+        int candidates = (int(best) - 2 - lo) / 2;
+        int b = lo + 2 * ((candidates + 1) / 2);
+        NodeValue w = mid(0, PN_INF, PN_INF, root_key, uint16_t(b));
+        if (w.pn == 0) best = std::min<uint16_t>(best, w.mate_len);
+        else if (w.dn == 0 && !depth_cut_) lo = b;
+        else break;
+      }
+      minimal = int(best) - 2 <= lo;
+    }
+    extracting_ = true;
+    stopped_ = false;
+    extract_node_budget_ = nodes_ + std::max<uint64_t>(nodes_, 1000000);
+    bool exact = minimal;
+    bool ok = extract_line(0, root_key, limits.post_search == PostSearchLevel::None ? BUDGET_NONE : best, exact,
+                           limits.post_search == PostSearchLevel::MinLength, result.pv);
+    if (!ok && exact) ok = extract_line(0, root_key, best, false, false, result.pv);
+    if (!ok) ok = extract_line(0, root_key, BUDGET_NONE, false, false, result.pv);
+    extracting_ = false;
+    if (ok) {
+      result.status = MateStatus::Mate;
+      result.min_length_proven = minimal && result.pv.size() == best;
+    } else {
+      result.error = "mate proven but the mating line could not be rebuilt within the node budget";
+    }
   } else if (v.dn == 0 && !depth_cut_) {
     result.status = MateStatus::NoMate;
   }

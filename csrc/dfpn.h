@@ -24,11 +24,22 @@ namespace usi_mate {
 
 enum class MateStatus : int { Unknown = 0, Mate = 1, NoMate = 2 };
 
+// What to do after the first proof (KomoringHeights' PostSearchLevel).
+enum class PostSearchLevel : int {
+  None = 0,        // report the first proof's line
+  UpperBound = 1,  // a line as long as the proven upper bound of the mate length
+  MinLength = 2,   // keep searching until the shortest mate (longest defence) is proven
+};
+
 struct SearchLimits {
   uint64_t nodes = 0;      // 0 = no limit
   uint64_t time_ms = 0;    // 0 = no limit
   bool root_is_and_node_if_checked = false;
   int max_ply = 4000;      // deeper paths are cut; a "no mate" that relied on a cut becomes unknown
+  PostSearchLevel post_search = PostSearchLevel::MinLength;
+  // Futile interpositions (無駄合, see docs/FUTILE.md) are not counted as
+  // resistance by the shortest-mate search; false counts every legal reply.
+  bool ignore_futile_interpositions = true;
 };
 
 struct SearchProgress {
@@ -49,6 +60,7 @@ struct SearchResult {
   int hashfull = 0;
   int max_ply_reached = 0;
   std::string error;         // set when the position cannot be searched
+  bool min_length_proven = false;  // no shorter mate exists (PostSearchLevel::MinLength finished)
 };
 
 // One child of a node, cached in the node's frame between iterations.
@@ -56,12 +68,14 @@ struct ChildNode {
   Move move;
   uint32_t pn, dn;
   Hand hand;          // proof hand if pn == 0, disproof hand if dn == 0
-  uint16_t mate_len;  // proven: plies of the child's proof
+  uint16_t mate_len;  // proven: mate length; disproven: shortest possible mate length
   uint8_t path_dependent;  // disproven only because of a repetition on the path
   uint8_t delayed;         // an interposing drop not expanded yet (see Solver::expand)
+  uint8_t futile;          // a futile interposition: proven, and its length does not count
 };
 
 struct SearchFrame {
+  uint16_t budget;  // mates longer than this many plies do not count at this node
   MoveList moves;
   ChildNode child[MAX_MOVES];
 };
@@ -91,14 +105,15 @@ class Solver {
   }
   int hashfull() const { return tt_.hashfull(); }
   // The table's knowledge of a position, searched with the side to move
-  // attacking (or defending, with and_root): for tests and tools.
+  // attacking (or defending, with and_root) in the last search's futility
+  // mode: for tests and tools.
   TTResult probe(const Position& pos, bool and_root) const;
   uint64_t hash_bytes() const { return tt_.size_bytes(); }
 
  private:
-  NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key);
+  NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget);
   void expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n);
-  void init_child(ChildNode& c, bool or_node, uint64_t path_key, MoveList& scratch);
+  void init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget);
   void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
   void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key,
                 uint32_t amount, NodeValue& out);
@@ -106,8 +121,12 @@ class Solver {
   uint64_t tt_key() const { return TranspositionTable::fix_key(pos_->board_key() ^ salt_); }
   Hand attacker_hand() const { return pos_->hand(attacker_); }
   bool should_stop();
-  bool extract_pv(std::vector<Move>& pv, uint64_t root_path_key);
-  bool prove_here(int ply, uint64_t path_key);
+  bool extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
+                    std::vector<Move>& line);
+  bool prove_here(int ply, uint64_t path_key, uint16_t budget);
+  int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
+  bool is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_hand);
+  bool only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union);
   void report_progress(uint32_t pn, uint32_t dn);
 
   TranspositionTable tt_;
@@ -125,6 +144,8 @@ class Solver {
   bool stopped_ = false;
   bool depth_cut_ = false;
   bool extracting_ = false;
+  bool futile_mode_ = false;
+  uint64_t nested_node_limit_ = UINT64_MAX;  // node cap of the innermost futility sub-search  // futility checks on in bounded searches and line extraction
   uint64_t extract_node_budget_ = 0;
   int max_ply_reached_ = 0;
   ProgressFn progress_fn_ = nullptr;

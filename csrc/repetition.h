@@ -20,7 +20,9 @@ namespace usi_mate {
 class PathSet {
  public:
   PathSet() : slots_(kSize) {}
-  void clear() { for (auto& s : slots_) s = Slot{}; }
+  void clear() { for (auto& s : slots_) s = Slot{}; size_ = 0; }
+  // Every search erases what it inserts, so the set is normally empty already.
+  void clear_if_dirty() { if (size_) clear(); }
   bool contains(uint64_t key) const {
     for (uint32_t i = home(key); slots_[i].count; i = (i + 1) & kMask)
       if (slots_[i].key == key) return true;
@@ -32,6 +34,7 @@ class PathSet {
       if (slots_[i].key == key) { ++slots_[i].count; return; }
     slots_[i].key = key;
     slots_[i].count = 1;
+    ++size_;
   }
   void erase(uint64_t key) {
     uint32_t i = home(key);
@@ -39,6 +42,7 @@ class PathSet {
       if (slots_[i].key == key) break;
     if (!slots_[i].count) return;
     if (--slots_[i].count) return;
+    --size_;
     // Backward-shift deletion keeps probe chains intact without tombstones.
     for (uint32_t j = (i + 1) & kMask; slots_[j].count; j = (j + 1) & kMask) {
       uint32_t h = home(slots_[j].key);
@@ -57,6 +61,7 @@ class PathSet {
   static uint32_t home(uint64_t key) { return uint32_t(key >> 40) & kMask; }
   struct Slot { uint64_t key = 0; uint32_t count = 0; };
   std::vector<Slot> slots_;
+  uint32_t size_ = 0;  // occupied slots
 };
 
 // Path-dependent "no mate" results, keyed by the XOR of the full keys of every
@@ -65,13 +70,19 @@ class PathSet {
 class RepetitionTable {
  public:
   explicit RepetitionTable(uint32_t bits = 18) : keys_(size_t(1) << bits), mask_((1u << bits) - 1) {}
-  void clear() { for (auto& k : keys_) k = 0; }
-  void insert(uint64_t path_key) { keys_[uint32_t(path_key >> 20) & mask_] = path_key | 1; }
-  bool contains(uint64_t path_key) const { return keys_[uint32_t(path_key >> 20) & mask_] == (path_key | 1); }
+  // Forgetting is O(1): a new generation salts every key, so old entries stop
+  // matching. Wiping 2 MB instead cost ~100 us, the whole time of a mate-in-3 search.
+  void clear() { salt_ = (salt_ + 0x9e3779b97f4a7c15ULL) | 1; }
+  void insert(uint64_t path_key) { uint64_t k = path_key ^ salt_; keys_[uint32_t(k >> 20) & mask_] = k | 1; }
+  bool contains(uint64_t path_key) const {
+    uint64_t k = path_key ^ salt_;
+    return keys_[uint32_t(k >> 20) & mask_] == (k | 1);
+  }
 
  private:
   std::vector<uint64_t> keys_;
   uint32_t mask_;
+  uint64_t salt_ = 1;
 };
 
 }  // namespace usi_mate

@@ -16,13 +16,13 @@ void TranspositionTable::clear() {
   if (!clusters_.empty()) std::memset(static_cast<void*>(clusters_.data()), 0, size_bytes());
 }
 
-TTResult TranspositionTable::probe(uint64_t key, Hand hand) const {
+TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) const {
   TTResult r;
   const Cluster& c = cluster(key);
   for (const TTEntry& e : c.e) {
     if (e.key != key) continue;
     if (e.pn == 0) {
-      if (hand_is_superior_or_equal(hand, e.hand)) {
+      if (e.mate_len <= budget && hand_is_superior_or_equal(hand, e.hand)) {
         // Several proofs may apply: keep the shortest.
         if (!r.found || r.pn != 0 || e.mate_len < r.mate_len) {
           r.pn = 0; r.dn = PN_INF; r.hand = e.hand; r.mate_len = e.mate_len; r.amount = e.amount;
@@ -30,8 +30,9 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand) const {
         }
       }
     } else if (e.dn == 0) {
-      if (hand_is_superior_or_equal(e.hand, hand) && !(r.found && r.pn == 0)) {
-        r.pn = PN_INF; r.dn = 0; r.hand = e.hand; r.amount = e.amount; r.found = true;
+      if (e.mate_len > budget && hand_is_superior_or_equal(e.hand, hand) && !(r.found && r.pn == 0) &&
+          !(r.found && r.mate_len >= e.mate_len)) {
+        r.pn = PN_INF; r.dn = 0; r.hand = e.hand; r.mate_len = e.mate_len; r.amount = e.amount; r.found = true;
       }
     }
   }
@@ -66,7 +67,7 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
       }
     } else if (dn == 0) {
       if ((e.pn != 0 && e.dn != 0 && hand_is_superior_or_equal(hand, e.hand)) ||
-          (e.dn == 0 && hand_is_superior_or_equal(hand, e.hand))) {
+          (e.dn == 0 && hand_is_superior_or_equal(hand, e.hand) && e.mate_len <= mate_len)) {
         if (slot) e.key = 0; else slot = &e;
       }
     } else if (e.hand == hand && e.pn != 0 && e.dn != 0) {

@@ -25,13 +25,21 @@ namespace usi_mate {
 
 constexpr uint32_t PN_INF = 0x3fffffff;  // sums of finite numbers are clamped below this
 
+// Mate lengths in plies. A search may be asked "is there a mate within `budget`
+// plies?" (the shortest-mate post search asks with shrinking budgets). A proof
+// records the length of the mate it found; a disproof records how short a mate
+// cannot be, LEN_INF meaning no mate at all.
+constexpr uint16_t LEN_INF = 0xffff;
+constexpr uint16_t BUDGET_NONE = 0xfffe;  // unbounded search: only real "no mate" disproves
+
 struct TTEntry {
   uint64_t key;  // 0 marks an empty slot (keys are never 0, see TT::fix_key)
   Hand hand;
   uint32_t pn;
   uint32_t dn;
   uint32_t amount;   // nodes spent below this entry (saturating): what replacement keeps
-  uint16_t mate_len; // proven: plies of the proof found (an upper bound of the shortest mate)
+  uint16_t mate_len; // proven: plies of the mate found (an upper bound of the shortest);
+                     // disproven: no mate is shorter than this (LEN_INF: no mate at all)
   uint16_t pad;
 };
 static_assert(sizeof(TTEntry) == 32, "TT entries are 32 bytes");
@@ -39,7 +47,7 @@ static_assert(sizeof(TTEntry) == 32, "TT entries are 32 bytes");
 struct TTResult {
   uint32_t pn = 1, dn = 1;
   Hand hand = 0;        // proof or disproof hand when resolved
-  uint16_t mate_len = 0;
+  uint16_t mate_len = 0;  // proven: mate length; disproven: shortest possible mate length
   uint32_t amount = 0;
   bool found = false;   // an exact or resolving entry was found
 };
@@ -52,9 +60,11 @@ class TranspositionTable {
   void resize(uint64_t mb);
   void clear();
   uint64_t size_bytes() const { return uint64_t(clusters_.size()) * sizeof(Cluster); }
-  // Looks up (key, hand). Resolved entries apply through superiority; unknown
-  // entries of superior/inferior hands tighten the estimates.
-  TTResult probe(uint64_t key, Hand hand) const;
+  // Looks up (key, hand) for a search that allows mates of up to `budget`
+  // plies. Proofs of at most `budget` plies and disproofs of every mate of at
+  // most `budget` plies apply through superiority; unknown entries of
+  // superior/inferior hands tighten the estimates.
+  TTResult probe(uint64_t key, Hand hand, uint16_t budget = BUDGET_NONE) const;
   // Stores a node's values. For resolved nodes, hand is the proof/disproof hand.
   void store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount);
   // Per mille of used slots, sampled over the first clusters.

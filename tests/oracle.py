@@ -213,26 +213,85 @@ def mirror_usi(move: str) -> str:
 # Mate lines and labels
 
 
-def check_mate_line(sfen: str, moves: list[str], *, and_root: bool = False) -> str | None:
+def check_mate_line(sfen: str, moves: list[str], *, and_root: bool = False,
+                    allow_futile_end: bool = True) -> str | None:
     """Replay a mating line with cshogi; None when valid, else the reason.
 
     Valid: every move legal, every attacker move gives check, and the last
     position is checkmate (side to move in check with no legal move; a pawn-drop
     mate is not legal in cshogi, so it can never end a valid line). The side to
-    move attacks, or defends when ``and_root``.
+    move attacks, or defends when ``and_root``. With ``allow_futile_end`` the line
+    may also end where every legal reply is a futile interposition (see
+    :func:`only_futile_replies`).
     """
     board = cshogi.Board(sfen)
     attacker_parity = 1 if and_root else 0
     for ply, usi in enumerate(moves):
-        move = board.move_from_usi(usi)
-        if move == 0 or not board.is_legal(move):
+        legal = {cshogi.move_to_usi(m): m for m in board.legal_moves}
+        if usi not in legal:
             return f"ply {ply + 1}: {usi} is not legal in {board.sfen()}"
-        board.push(move)
+        board.push(legal[usi])
         if ply % 2 == attacker_parity and not board.is_check():
             return f"ply {ply + 1}: attacker move {usi} does not give check"
-    if not board.is_check() or any(True for _ in board.legal_moves):
-        return f"the line ends in {board.sfen()}, which is not checkmate"
-    return None
+    if board.is_check() and not any(True for _ in board.legal_moves):
+        return None
+    if allow_futile_end and board.is_check() and only_futile_replies(board.sfen()):
+        return None
+    return f"the line ends in {board.sfen()}, which is not checkmate"
+
+
+def only_futile_replies(sfen: str) -> bool:
+    """True when every legal reply of the side to move (in check) is a drop
+    between the king and the checker that the checker takes, after which the
+    attacker mates even with that piece given back to the defender.
+
+    The capture-and-mate is confirmed with usi_mate itself (cshogi has no
+    complete solver); legality comes from cshogi.
+    """
+    from usi_mate import Position, solve
+
+    board = cshogi.Board(sfen)
+    replies = [cshogi.move_to_usi(m) for m in board.legal_moves]
+    if not replies or any(r[1] != "*" for r in replies):
+        return False
+    for reply in replies:
+        pos = Position(sfen)
+        pos.push_usi(reply)
+        square = reply[2:]
+        captures = [m for m in pos.check_moves() if m[2:4] == square and m[1] != "*"]
+        if not any(_mates_without(pos, c, reply[0]) for c in captures):
+            return False
+    return True
+
+
+def _mates_without(pos, capture: str, letter: str) -> bool:
+    """After `capture`, does the attacker mate with one `letter` fewer in hand?"""
+    pos.push_usi(capture)
+    board, side, hands = pos.sfen().split()[:3]
+    pos.pop()
+    attacker_upper = side == "w"  # the defender is to move; the attacker moved last
+    want = letter if attacker_upper else letter.lower()
+    give = letter.lower() if attacker_upper else letter
+    counts: dict[str, int] = {}
+    if hands != "-":
+        n = ""
+        for ch in hands:
+            if ch.isdigit():
+                n += ch
+            else:
+                counts[ch] = counts.get(ch, 0) + (int(n) if n else 1)
+                n = ""
+    if counts.get(want, 0) < 1:
+        return False
+    counts[want] -= 1
+    counts[give] = counts.get(give, 0) + 1
+    order = "RBGSNLPrbgsnlp"
+    hand = "".join(f"{counts[c] if counts[c] > 1 else ''}{c}" for c in order if counts.get(c, 0) > 0) or "-"
+    from usi_mate import solve
+
+    result = solve(f"{board} {side} {hand} 1", root_is_and_node_if_checked=True, nodes_limit=200_000,
+                   hash_mb=16, post_search="None")
+    return result.status == "mate"
 
 
 def load_labelled(name: str) -> list[tuple[str, str, str]]:

@@ -64,8 +64,9 @@ cdef extern from "api.h" namespace "usi_mate::api":
         int hashfull
         int max_ply
         string error
+        bint min_length_proven
 
-    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint) except + nogil
+    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint, int, bint) except + nogil
 
     cdef struct ProbeOutput:
         int status

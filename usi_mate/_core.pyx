@@ -191,6 +191,8 @@ import threading
 from usi_mate.types import MateResult, SearchProgress
 
 _STATUS = {0: "unknown", 1: "mate", 2: "nomate"}
+# PostSearchLevel names (as KomoringHeights spells them) and the core's values.
+POST_SEARCH_LEVELS = {"None": 0, "UpperBound": 1, "MinLength": 2}
 MAX_HASH_MB = 1 << 20
 
 
@@ -310,14 +312,28 @@ cdef class Solver:
         return ({1: "proven", 2: "disproven"}.get(out.status, "unknown"), hand, out.mate_len)
 
     def solve(self, position, *, time_limit_ms=None, nodes_limit=None, on_progress=None,
-              progress_interval_ms=200, root_is_and_node_if_checked=False):
+              progress_interval_ms=200, root_is_and_node_if_checked=False,
+              post_search="MinLength", ignore_futile_interpositions=True):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
 
         The side to move is the attacker; with ``root_is_and_node_if_checked`` a
         side to move that is in check is the defender instead. Returns a
         MateResult; never raises for a position it cannot search (the result has
         status "unknown" and an error), but raises ValueError for bad arguments.
+
+        ``post_search`` says what happens after the first proof: "None" reports
+        it as it is, "UpperBound" a line as long as its proven bound, and
+        "MinLength" (default) keeps searching until no shorter mate exists, so
+        the line has the shortest length under the longest defence; a time or
+        node limit or stop() returns the best line proven so far.
+
+        With ``ignore_futile_interpositions`` (default) the shortest-mate search
+        does not count futile interpositions (無駄合, docs/FUTILE.md) as
+        resistance, as problem composers do; False counts every legal reply.
         """
+        if post_search not in POST_SEARCH_LEVELS:
+            raise ValueError(f"post_search must be one of {', '.join(POST_SEARCH_LEVELS)}, not {post_search!r}")
+        cdef int c_level = POST_SEARCH_LEVELS[post_search]
         time_ms = _check_limit("time_limit_ms", time_limit_ms)
         nodes = _check_limit("nodes_limit", nodes_limit)
         interval = _check_limit("progress_interval_ms", progress_interval_ms)
@@ -342,13 +358,14 @@ cdef class Solver:
         cdef SolveOutput out
         cdef uint64_t c_nodes = nodes, c_time = time_ms
         cdef bint c_and = bool(root_is_and_node_if_checked)
+        cdef bint c_futile = bool(ignore_futile_interpositions)
         if on_progress is not None:
             self._solver.set_progress(_progress_trampoline, <void*>self, interval)
         else:
             self._solver.set_progress(NULL, NULL, 0)
         try:
             with nogil:
-                out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and)
+                out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and, c_level, c_futile)
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
@@ -364,4 +381,5 @@ cdef class Solver:
             seconds=out.time_ms / 1000.0,
             hashfull=out.hashfull,
             error=out.error.decode() or None,
+            min_length_proven=out.min_length_proven,
         )

@@ -16,12 +16,18 @@ def solve(
     hash_mb: int = 256,
     on_progress: Callable[[SearchProgress], None] | None = None,
     root_is_and_node_if_checked: bool = False,
+    post_search: str = "MinLength",
+    ignore_futile_interpositions: bool = True,
 ) -> MateResult:
     """Search ``position`` for a mate with a fresh table of ``hash_mb`` MB.
 
     ``position`` is a :class:`Position`, an SFEN, or USI position text
     (``"startpos moves ..."``, ``"sfen ... moves ..."``). The side to move
-    attacks. Returns a :class:`MateResult`; for many problems in a row, keep a
+    attacks. ``post_search`` is "MinLength" (default: the shortest mate under
+    the longest defence), "UpperBound" or "None" (the first proof, fastest).
+    ``ignore_futile_interpositions`` (default) leaves futile interpositions
+    (無駄合) out of the count and the line, as composers do.
+    Returns a :class:`MateResult`; for many problems in a row, keep a
     :class:`Solver` instead so the table is allocated once.
     """
     return Solver(hash_mb).solve(
@@ -30,4 +36,6 @@ def solve(
         nodes_limit=nodes_limit,
         on_progress=on_progress,
         root_is_and_node_if_checked=root_is_and_node_if_checked,
+        post_search=post_search,
+        ignore_futile_interpositions=ignore_futile_interpositions,
     )

@@ -25,6 +25,7 @@ class MateResult:
     seconds: float = 0.0
     hashfull: int = 0
     error: str | None = None
+    min_length_proven: bool = False  # no shorter mate exists (post_search="MinLength" finished)
 
     @property
     def mate_length(self) -> int | None:
