@@ -2,18 +2,34 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 namespace usi_mate {
 
 void TranspositionTable::resize(uint64_t mb) {
   uint64_t n = std::max<uint64_t>(1, (mb << 20) / sizeof(Cluster));
-  std::vector<Cluster>().swap(clusters_);  // free first so old + new never coexist
-  clusters_.resize(n);
-  clear();
+  if (n == count_) {
+    clear();
+    return;
+  }
+  uint64_t old = count_;
+  clusters_.reset();  // free first so that old and new never coexist
+  count_ = 0;
+  auto* p = static_cast<Cluster*>(std::calloc(n, sizeof(Cluster)));
+  if (!p) {
+    // Put the old size back (it fitted before), then report the failure.
+    p = static_cast<Cluster*>(std::calloc(old ? old : 1, sizeof(Cluster)));
+    if (p) { clusters_.reset(p); count_ = old ? old : 1; }
+    throw std::bad_alloc();
+  }
+  clusters_.reset(p);
+  count_ = n;
+  dirty_ = false;
 }
 
 void TranspositionTable::clear() {
-  if (!clusters_.empty()) std::memset(static_cast<void*>(clusters_.data()), 0, size_bytes());
+  if (count_ && dirty_) std::memset(static_cast<void*>(clusters_.get()), 0, size_bytes());
+  dirty_ = false;
 }
 
 TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) const {
@@ -55,6 +71,7 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) con
 
 void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len,
                                uint32_t amount) {
+  dirty_ = true;
   Cluster& c = cluster(key);
   TTEntry* slot = nullptr;
   for (TTEntry& e : c.e) {
@@ -98,7 +115,7 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
 }
 
 int TranspositionTable::hashfull() const {
-  size_t n = std::min<size_t>(clusters_.size(), 1000);
+  size_t n = std::min<size_t>(count_, 1000);
   if (n == 0) return 0;
   size_t used = 0;
   for (size_t i = 0; i < n; ++i)

@@ -17,7 +17,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <cstdlib>
+#include <memory>
 
 #include "hand.h"
 
@@ -57,9 +58,11 @@ class TranspositionTable {
   static constexpr int kClusterSize = 8;
   struct Cluster { TTEntry e[kClusterSize]; };
 
+  // Allocates mb megabytes (at least one cluster). Throws std::bad_alloc and
+  // keeps the previous table when the memory is not there.
   void resize(uint64_t mb);
   void clear();
-  uint64_t size_bytes() const { return uint64_t(clusters_.size()) * sizeof(Cluster); }
+  uint64_t size_bytes() const { return count_ * sizeof(Cluster); }
   // Looks up (key, hand) for a search that allows mates of up to `budget`
   // plies. Proofs of at most `budget` plies and disproofs of every mate of at
   // most `budget` plies apply through superiority; unknown entries of
@@ -77,9 +80,15 @@ class TranspositionTable {
   const Cluster& cluster(uint64_t key) const { return clusters_[index(key)]; }
   uint64_t index(uint64_t key) const {
     // Multiply-shift maps the key's high bits onto any table size, not only powers of two.
-    return uint64_t((unsigned __int128)(key >> 1) * clusters_.size() >> 63);
+    return uint64_t((unsigned __int128)(key >> 1) * count_ >> 63);
   }
-  std::vector<Cluster> clusters_;
+  struct Free { void operator()(void* p) const { std::free(p); } };
+  // calloc, not a vector: the OS hands out zeroed pages lazily, so a 1 GB table
+  // costs nothing until used, where value-initialising a vector wrote every
+  // page up front (0.5-2.8 s at isready for 1 GB, measured).
+  std::unique_ptr<Cluster[], Free> clusters_;
+  uint64_t count_ = 0;
+  bool dirty_ = false;  // written since the last clear
 };
 
 }  // namespace usi_mate

@@ -216,6 +216,22 @@ OPTIONS: tuple[Option, ...] = (
         help="When the side to move is in check, let it defend (the other side attacks) "
         "instead of attacking; the mate line then has an even length.",
     ),
+    ComboOption(
+        "PostSearchLevel",
+        "post_search",
+        default="MinLength",
+        choices=("None", "UpperBound", "MinLength"),
+        help="After the first proof: None answers it as found; UpperBound answers a line as "
+        "long as its proven bound; MinLength keeps searching until the shortest mate under "
+        "the longest defence is proven (stop or the time limit answers the best line so far).",
+    ),
+    CheckOption(
+        "IgnoreFutileInterpositions",
+        "ignore_futile_interpositions",
+        default=True,
+        help="Leave futile interpositions (無駄合) out of the mate length and the line, as "
+        "problem composers count; off counts every legal reply.",
+    ),
     CheckOption(
         "USI_Ponder",
         "ponder",
@@ -234,6 +250,8 @@ class EngineConfig:
     nodes_limit: int = 0
     pv_interval_ms: int = 1000
     root_is_and_node_if_checked: bool = False
+    post_search: str = "MinLength"
+    ignore_futile_interpositions: bool = True
     ponder: bool = False
 
 

@@ -576,6 +576,8 @@ class UsiEngine:
                 on_progress=(lambda p: self.write(progress_line(p))) if interval else None,
                 progress_interval_ms=interval,
                 root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,
+                post_search=search.config.post_search,
+                ignore_futile_interpositions=search.config.ignore_futile_interpositions,
             )
         except Exception as e:  # noqa: BLE001 - the GUI still gets its one answer
             self.info_string(f"internal error: {type(e).__name__}: {_printable(str(e), 200)}")
