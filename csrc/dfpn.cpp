@@ -386,8 +386,8 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
 }
 
 // Futile interposition (無駄合; docs/FUTILE.md): a drop between the king and a
-// single distant checker, after which the checker takes the dropped piece and
-// mates without needing it: the position after the capture is proven with a
+// single distant checker, after which the attacker takes the dropped piece
+// (with a check) and mates without needing it: the position after the capture is proven with a
 // proof hand holding fewer of that piece than the attacker then has. The
 // drop's own proof hand is returned through proof_hand. Called at the AND node
 // before the drop; the capture line is proven here if the table lacks it.
@@ -405,7 +405,7 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_h
   MoveList captures;
   generate_checks(*pos_, captures);
   for (Move m : captures) {
-    if (is_drop(m) || move_from(m) != s || move_to(m) != b) continue;
+    if (is_drop(m) || move_to(m) != b) continue;  // any checking capture of the dropped piece
     pos_->do_move(m);
     uint64_t fk2 = pos_->full_key();
     if (!path_.contains(fk2)) {

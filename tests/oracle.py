@@ -242,8 +242,8 @@ def check_mate_line(sfen: str, moves: list[str], *, and_root: bool = False,
 
 def only_futile_replies(sfen: str) -> bool:
     """True when every legal reply of the side to move (in check) is a drop
-    between the king and the checker that the checker takes, after which the
-    attacker mates even with that piece given back to the defender.
+    that the attacker takes with a check, after which the attacker mates even
+    with that piece given back to the defender.
 
     The capture-and-mate is confirmed with usi_mate itself (cshogi has no
     complete solver); legality comes from cshogi.

@@ -1,0 +1,88 @@
+"""Answers a composer accepts: shortest mate under the longest defence, futile
+interpositions (無駄合) left out, equal answers whatever the table size.
+
+Every line is replayed with cshogi (check_mate_line); a line may end where the
+only replies are futile interpositions, which the oracle confirms by capturing
+and mating without the captured piece.
+"""
+
+from __future__ import annotations
+
+import pytest
+from oracle import check_mate_line, load_labelled
+
+from usi_mate import Solver, solve
+
+NODES = 20_000_000
+
+# YaneuraOu issue #162: mates in 3 that solvers counting futile drops report as 13 and 7.
+ISSUE_162 = [
+    ("5pk2/7P1/4+R1+P1+b/8b/6R2/9/9/9/9 b 4g4s4n4l15p 1", 3),
+    ("9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1", 3),
+]
+
+
+@pytest.mark.parametrize("sfen,length", ISSUE_162)
+def test_issue_162_futile_drops_are_not_counted(sfen, length):
+    result = solve(sfen, nodes_limit=NODES)
+    assert result.mate_length == length and result.min_length_proven
+    assert check_mate_line(sfen, result.moves) is None
+    strict = solve(sfen, nodes_limit=NODES, ignore_futile_interpositions=False)
+    assert strict.mate_length > length  # every drop counted: the strict count is longer
+    assert check_mate_line(sfen, strict.moves, allow_futile_end=False) is None
+
+
+TENDO = load_labelled("tendo.sfen")
+# The published solutions that end where only futile interpositions are left,
+# plus a spread of the others (the long ones are benchmarked, not tested).
+TENDO_SAMPLE = [t for t in TENDO if int(t[1]) <= 13]
+
+
+@pytest.mark.parametrize("sfen,expected,ident", TENDO_SAMPLE, ids=[t[2] for t in TENDO_SAMPLE])
+def test_tendo_published_length(sfen, expected, ident):
+    result = solve(sfen, nodes_limit=NODES, hash_mb=64)
+    assert result.status == "mate", ident
+    assert result.mate_length == int(expected), f"{ident}: {result.moves}"
+    assert check_mate_line(sfen, result.moves) is None
+
+
+def test_strict_count_reaches_yaneuraou_labels():
+    # The yaneuraou labels count every reply: the strict option reproduces them.
+    s = Solver(hash_mb=64)
+    for sfen, expected, ident in load_labelled("yaneuraou500m_mate7.sfen")[:30]:
+        result = s.solve(sfen, nodes_limit=NODES, ignore_futile_interpositions=False)
+        assert result.mate_length == int(expected), ident
+        assert check_mate_line(sfen, result.moves, allow_futile_end=False) is None
+
+
+def test_post_search_levels():
+    sfen = "9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1"
+    none = solve(sfen, post_search="None")
+    upper = solve(sfen, post_search="UpperBound")
+    minimal = solve(sfen, post_search="MinLength")
+    for r in (none, upper, minimal):
+        assert r.status == "mate"
+        assert check_mate_line(sfen, r.moves) is None
+    assert minimal.mate_length <= upper.mate_length <= none.mate_length or minimal.mate_length <= none.mate_length
+    assert minimal.min_length_proven and not none.min_length_proven
+    with pytest.raises(ValueError):
+        solve(sfen, post_search="Shortest")
+
+
+@pytest.mark.parametrize("sfen,expected,ident", load_labelled("yaneuraou500m_mate9.sfen")[:8]
+                         + load_labelled("tendo.sfen")[:6])
+def test_length_does_not_depend_on_the_hash_size(sfen, expected, ident):
+    small = Solver(hash_mb=16).solve(sfen, nodes_limit=NODES)
+    large = Solver(hash_mb=1024).solve(sfen, nodes_limit=NODES)
+    assert small.min_length_proven and large.min_length_proven, ident
+    assert small.mate_length == large.mate_length, ident
+
+
+def test_stopped_min_length_search_returns_the_best_line_so_far():
+    # zukou-008: the first proof comes fast, proving the shortest takes long.
+    sfen = "4+bn1g1/5kpPl/2l1b1s2/3+l1N1GP/4G1+P1N/5L3/9/1+r7/R8 b GP3sn13p 1"
+    result = Solver(hash_mb=64).solve(sfen, nodes_limit=2_000_000, post_search="MinLength")
+    if result.status == "mate":
+        assert check_mate_line(sfen, result.moves) is None
+    else:
+        assert result.status == "unknown"
