@@ -697,6 +697,8 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
     if (!ok && exact) ok = extract_line(0, root_key, best, false, false, result.pv);
     if (!ok) ok = extract_line(0, root_key, BUDGET_NONE, false, false, result.pv);
     extracting_ = false;
+    root_pn_ = 0;
+    root_dn_ = PN_INF;
     if (ok) {
       result.status = MateStatus::Mate;
       result.min_length_proven = minimal && result.pv.size() == best;
