@@ -87,13 +87,16 @@ void Solver::report_progress(uint32_t pn, uint32_t dn) {
 bool Solver::should_stop() {
   if (stopped_) return true;
   if (nodes_ >= nested_node_limit_) return true;  // ends the sub-search only, not the search
-  if (stop_requested_.load(std::memory_order_relaxed) && !extracting_) return stopped_ = true;
+  // While the line is rebuilt, the limits of the search give way to the
+  // rebuild's own node budget (and, for the exact line only, to stop/time).
+  bool limited = !extracting_ || extract_honor_stop_;
+  if (stop_requested_.load(std::memory_order_relaxed) && limited) return stopped_ = true;
   if (limits_.nodes && nodes_ >= limits_.nodes && !extracting_) return stopped_ = true;
   if (extracting_ && nodes_ >= extract_node_budget_) return stopped_ = true;
   if ((nodes_ & 1023) == 0) {
     auto now = std::chrono::steady_clock::now();
     uint64_t ms = uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(now - start_).count());
-    if (limits_.time_ms && ms >= limits_.time_ms && !extracting_) return stopped_ = true;
+    if (limits_.time_ms && ms >= limits_.time_ms && limited) return stopped_ = true;
     if (progress_fn_ && progress_interval_ms_ &&
         uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_report_).count()) >=
             progress_interval_ms_) {
@@ -397,6 +400,9 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_h
   if (!checkers || checkers.more_than_one() || k == SQ_NONE) return false;
   Square s = checkers.lsb(), b = move_to(drop);
   if (!T.between[s][k].test(b)) return false;
+  uint64_t memo_key = pos_->full_key() ^ mix64(drop);
+  int known = futility_memo_.get(memo_key, proof_hand);
+  if (known >= 0) return known == 1;
   PieceType x = drop_type(drop);
   bool futile = false;
   pos_->do_move(drop);
@@ -436,6 +442,8 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_h
   }
   path_.erase(fk1);
   pos_->undo_move();
+  // Only a completed judgement is remembered: one cut short by stop() is not a judgement.
+  if (!stopped_) futility_memo_.put(memo_key, futile, futile ? *proof_hand : HAND_ZERO);
   return futile;
 }
 
@@ -541,18 +549,32 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
       int nc = 0;
       uint16_t t = 0;
       if (exact) {
-        for (t = rc; nc == 0; t = uint16_t(t - 2)) {
-          for (int i = 0; i < list.size; ++i) {
-            if (t < 2) { candidates[nc++] = i; continue; }
-            pos_->do_move(list[i]);
-            uint64_t fk = pos_->full_key();
-            path_.insert(fk);
-            int d = decide_no_mate_within(depth + 1, path_key ^ fk, uint16_t(t - 2));
-            path_.erase(fk);
-            pos_->undo_move();
-            if (d != 0) candidates[nc++] = i;  // undecided (stopped) counts as resisting
+        for (t = rc;; t = uint16_t(t - 2)) {
+          if (t < 2) {
+            for (int i = 0; i < list.size; ++i) candidates[nc++] = i;
+            break;
           }
-          if (nc || t < 2) break;
+          // First what the table already knows (the minimality proof left
+          // exactly these facts behind), then searches, stopping at the first hit.
+          for (int pass = 0; pass < 2 && nc == 0; ++pass) {
+            for (int i = 0; i < list.size; ++i) {
+              pos_->do_move(list[i]);
+              uint64_t fk = pos_->full_key();
+              int d;
+              if (pass == 0) {
+                TTResult p = tt_.probe(tt_key(), attacker_hand(), uint16_t(t - 2));
+                d = p.found && p.dn == 0 ? 1 : 0;
+              } else {
+                path_.insert(fk);
+                d = decide_no_mate_within(depth + 1, path_key ^ fk, uint16_t(t - 2));
+                path_.erase(fk);
+              }
+              pos_->undo_move();
+              if (d != 0) candidates[nc++] = i;  // undecided (stopped) counts as resisting
+              if (pass == 1 && nc) break;
+            }
+          }
+          if (nc) break;
         }
       } else {
         for (int i = 0; i < list.size; ++i) t = std::max(t, lens[i]);
@@ -661,6 +683,8 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   salt_ = material_salt(pos, attacker_) ^ (futile_mode_ ? kFutileSalt : 0);
   path_.clear_if_dirty();
   rep_table_.clear();
+  futility_memo_.clear();
+  tt_.new_search();
   uint64_t root_key = pos.full_key();
   path_.insert(root_key);
   NodeValue v = mid(0, PN_INF, PN_INF, root_key, BUDGET_NONE);
@@ -688,20 +712,33 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
       }
       minimal = int(best) - 2 <= lo;
     }
-    extracting_ = true;
-    stopped_ = false;
-    extract_node_budget_ = nodes_ + std::max<uint64_t>(nodes_, 1000000);
+    // Rebuild the line. The exact line (a proven longest defence at every AND
+    // node) may need searches of its own; if it cannot be had within its node
+    // budget, or stop() or the time limit cut it short, fall back to the lines
+    // the table gives at once. The fallbacks ignore stop: a proven mate is
+    // always answered with a line.
     bool exact = minimal;
-    bool ok = extract_line(0, root_key, limits.post_search == PostSearchLevel::None ? BUDGET_NONE : best, exact,
-                           limits.post_search == PostSearchLevel::MinLength, result.pv);
-    if (!ok && exact) ok = extract_line(0, root_key, best, false, false, result.pv);
-    if (!ok) ok = extract_line(0, root_key, BUDGET_NONE, false, false, result.pv);
-    extracting_ = false;
+    auto rebuild = [&](uint16_t budget, bool exact_line, bool tie_break, bool honor_stop, uint64_t node_budget) {
+      stopped_ = false;
+      extracting_ = true;
+      extract_honor_stop_ = honor_stop;
+      extract_node_budget_ = nodes_ + node_budget;
+      result.pv.clear();
+      bool done = extract_line(0, root_key, budget, exact_line, tie_break, result.pv);
+      extracting_ = false;
+      return done;
+    };
+    uint16_t first_budget = limits.post_search == PostSearchLevel::None ? BUDGET_NONE : best;
+    bool ok = rebuild(first_budget, exact, limits.post_search == PostSearchLevel::MinLength, true,
+                      std::max<uint64_t>(4 * nodes_, 10000000));
+    exact = exact && ok;
+    if (!ok) ok = rebuild(first_budget, false, false, false, 2000000);
+    if (!ok) ok = rebuild(BUDGET_NONE, false, false, false, 10000000);
     root_pn_ = 0;
     root_dn_ = PN_INF;
     if (ok) {
       result.status = MateStatus::Mate;
-      result.min_length_proven = minimal && result.pv.size() == best;
+      result.min_length_proven = exact && result.pv.size() == best;
     } else {
       result.error = "mate proven but the mating line could not be rebuilt within the node budget";
     }

@@ -88,6 +88,37 @@ struct NodeValue {
   bool path_dependent;
 };
 
+// Futility decisions of one solve() call, so that every question about the same
+// drop gets the same answer: the length search and the line extraction must
+// agree, and a capped sub-search could otherwise say "not futile" once and,
+// after the table learnt more, "futile" later. Direct-mapped, 2^16 entries; a
+// new generation (one per solve) forgets everything in O(1).
+class FutilityMemo {
+ public:
+  FutilityMemo() : slots_(kSize) {}
+  void clear() { generation_ = (generation_ + 0x9e3779b97f4a7c15ULL) | 1; }
+  // 1 futile, 0 not futile, -1 not known.
+  int get(uint64_t key, Hand* hand) const {
+    const Slot& s = slots_[index(key)];
+    if (s.key != (key ^ generation_)) return -1;
+    *hand = s.hand;
+    return s.futile;
+  }
+  void put(uint64_t key, bool futile, Hand hand) {
+    Slot& s = slots_[index(key)];
+    s.key = key ^ generation_;
+    s.futile = futile;
+    s.hand = hand;
+  }
+
+ private:
+  static constexpr uint32_t kSize = 1u << 16;
+  uint32_t index(uint64_t key) const { return uint32_t((key ^ generation_) >> 32) & (kSize - 1); }
+  struct Slot { uint64_t key = 0; Hand hand = 0; int futile = 0; };
+  std::vector<Slot> slots_;
+  uint64_t generation_ = 1;
+};
+
 class Solver {
  public:
   explicit Solver(uint64_t hash_mb = 256);
@@ -131,6 +162,7 @@ class Solver {
 
   TranspositionTable tt_;
   RepetitionTable rep_table_;
+  FutilityMemo futility_memo_;
   PathSet path_;
   std::vector<std::unique_ptr<SearchFrame>> frames_;
   Position* pos_ = nullptr;
@@ -144,6 +176,7 @@ class Solver {
   bool stopped_ = false;
   bool depth_cut_ = false;
   bool extracting_ = false;
+  bool extract_honor_stop_ = false;  // the exact line gives way to stop and the time limit
   bool futile_mode_ = false;
   uint64_t nested_node_limit_ = UINT64_MAX;  // node cap of the innermost futility sub-search  // futility checks on in bounded searches and line extraction
   uint64_t extract_node_budget_ = 0;

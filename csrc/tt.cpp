@@ -97,10 +97,12 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
       if (e.key == 0) { slot = &e; break; }
   }
   if (!slot) {
-    // Replace the entry worth least: unresolved before resolved, then the least work.
-    auto value = [](const TTEntry& e) -> uint64_t {
+    // Replace the entry worth least: older searches' first, then unresolved
+    // before resolved, then the least work.
+    auto value = [this](const TTEntry& e) -> uint64_t {
       bool resolved = e.pn == 0 || e.dn == 0;
-      return (uint64_t(resolved) << 32) | e.amount;
+      bool current = e.generation == generation_;
+      return (uint64_t(current) << 33) | (uint64_t(resolved) << 32) | e.amount;
     };
     slot = &c.e[0];
     for (TTEntry& e : c.e)
@@ -112,6 +114,7 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
   slot->dn = dn;
   slot->mate_len = mate_len;
   slot->amount = amount;
+  slot->generation = generation_;
 }
 
 int TranspositionTable::hashfull() const {

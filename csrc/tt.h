@@ -10,7 +10,7 @@
 //
 // Entry layout (32 bytes, two to a cache line half):
 //   +----------------+--------+--------+--------+--------+--------+--------+
-//   | key (64)       | hand   | pn     | dn     | amount | len16  | pad16  |
+//   | key (64)       | hand   | pn     | dn     | amount | len16  | gen16  |
 //   +----------------+--------+--------+--------+--------+--------+--------+
 // A cluster holds 8 entries (256 bytes): one board usually appears with several
 // hands, and all of them must be scanned together for superiority.
@@ -41,7 +41,7 @@ struct TTEntry {
   uint32_t amount;   // nodes spent below this entry (saturating): what replacement keeps
   uint16_t mate_len; // proven: plies of the mate found (an upper bound of the shortest);
                      // disproven: no mate is shorter than this (LEN_INF: no mate at all)
-  uint16_t pad;
+  uint16_t generation;  // the search that wrote it: older searches' entries are evicted first
 };
 static_assert(sizeof(TTEntry) == 32, "TT entries are 32 bytes");
 
@@ -72,6 +72,11 @@ class TranspositionTable {
   void store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount);
   // Per mille of used slots, sampled over the first clusters.
   int hashfull() const;
+  // Starts a new search: what older searches stored stays valid and usable, but
+  // is replaced first. Without this, a table reused over thousands of problems
+  // (USI sessions, batch workers) fills with old resolved entries, which the
+  // replacement rule keeps, and leaves the current search little room.
+  void new_search() { ++generation_; }
 
   static uint64_t fix_key(uint64_t k) { return k ? k : 1; }
 
@@ -89,6 +94,7 @@ class TranspositionTable {
   std::unique_ptr<Cluster[], Free> clusters_;
   uint64_t count_ = 0;
   bool dirty_ = false;  // written since the last clear
+  uint16_t generation_ = 0;
 };
 
 }  // namespace usi_mate
