@@ -4,10 +4,14 @@ Public API:
 
 - :class:`Position`: positions (SFEN, USI moves) and exact move generation;
 - :func:`solve` and :class:`Solver`: the df-pn mate search;
+- :func:`solve_many`: many positions, in order, optionally in worker processes;
+- :func:`usi_to_kif`: a line of USI moves in Japanese (KIF) notation;
 - :class:`MateResult`, :class:`SearchProgress`: what a search returns and reports.
 """
 
 from ._core import BLACK, START_SFEN, WHITE, Position, Solver
+from .batch import solve_many
+from .kif import usi_to_kif
 from .solver import solve
 from .types import MateResult, SearchProgress
 
@@ -20,6 +24,8 @@ __all__ = [
     "Position",
     "Solver",
     "solve",
+    "solve_many",
+    "usi_to_kif",
     "MateResult",
     "SearchProgress",
     "__version__",

@@ -35,19 +35,18 @@ from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._core import MAX_HASH_MB, Position, Solver
+from ._core import MAX_HASH_MB, POST_SEARCH_LEVELS, Position, Solver
 from .types import MateResult
 
 __all__ = ["Expected", "Problem", "main", "parse_problem_line", "solve_many"]
 
 PROG = "usi-mate solve"
 
-# How many problems may be submitted ahead of the one whose result is written
-# next, per worker. Results leave in input order, so one slow problem at the
-# head holds back the finished ones behind it; with 8 a worker, the other
-# workers keep busy through a head problem up to ~8x slower than its
-# neighbours, while a lazy input (solve_many on a generator) is read at most
-# 8*jobs items ahead.
+# How many problems may be in flight (submitted, result not yet written), per
+# worker. Results leave in input order, so a slow problem at the head holds
+# back the finished ones behind it: while one worker is on it, the others can
+# finish 8*jobs-1 problems before they run out of work. A lazy input
+# (solve_many on a generator) is read at most 8*jobs items ahead.
 WINDOW_PER_JOB = 8
 
 # How often the CLI's wait loop wakes to look at the Ctrl-C flag. The searches
@@ -84,9 +83,7 @@ class Expected:
         """Parse a label (``9``, ``nomate``, ``nomate<=5``, ``>=15``); ValueError if it is none."""
         m = _EXPECTED_RE.match(text)
         if not m:
-            raise ValueError(
-                f"bad expected label {text!r} (expected N, nomate, nomate<=N or >=N)"
-            )
+            raise ValueError(f"bad expected label {text!r} (expected N, nomate, nomate<=N or >=N)")
         if m["exact"] is not None:
             return cls("exact", int(m["exact"]), text)
         if m["within"] is not None:
@@ -195,7 +192,7 @@ class _ThreadRunner:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="usi-mate-solve")
         self._stopping = threading.Event()
 
-    def _solve(self, text: str, time_limit_ms: int | None, nodes_limit: int | None):
+    def _solve(self, text: str, options: dict):
         # arm() before the second look at the flag: a stop() that lands after
         # arm() is remembered by the solver, one that lands before it is seen here.
         if self._stopping.is_set():
@@ -203,14 +200,15 @@ class _ThreadRunner:
         self._solver.arm()
         if self._stopping.is_set():
             return None
-        result = self._solver.solve(text, time_limit_ms=time_limit_ms, nodes_limit=nodes_limit)
+        result = self._solver.solve(text, **options)
         if result.status == "unknown" and self._stopping.is_set():
             return None  # cut short by stop(): not a result of the problem
         return result
 
-    def submit(self, text: str, time_limit_ms: int | None, nodes_limit: int | None) -> Future:
-        """Queue one search; the future's result is a MateResult, or None if stopped."""
-        return self._pool.submit(self._solve, text, time_limit_ms, nodes_limit)
+    def submit(self, text: str, options: dict) -> Future:
+        """Queue one search (options: Solver.solve keywords); the future's result is a
+        MateResult, or None if stopped."""
+        return self._pool.submit(self._solve, text, options)
 
     def stop(self) -> None:
         """Abandon queued searches and stop the running one promptly."""
@@ -235,9 +233,9 @@ def _worker_init(hash_mb: int) -> None:
     _worker_solver = Solver(hash_mb)
 
 
-def _worker_solve(text: str, time_limit_ms: int | None, nodes_limit: int | None) -> MateResult:
+def _worker_solve(text: str, options: dict) -> MateResult:
     assert _worker_solver is not None, "worker not initialised"
-    return _worker_solver.solve(text, time_limit_ms=time_limit_ms, nodes_limit=nodes_limit)
+    return _worker_solver.solve(text, **options)
 
 
 class _ProcessRunner:
@@ -259,9 +257,9 @@ class _ProcessRunner:
             initargs=(hash_mb,),
         )
 
-    def submit(self, text: str, time_limit_ms: int | None, nodes_limit: int | None) -> Future:
-        """Queue one search; the future's result is a MateResult."""
-        return self._pool.submit(_worker_solve, text, time_limit_ms, nodes_limit)
+    def submit(self, text: str, options: dict) -> Future:
+        """Queue one search (options: Solver.solve keywords); the future's result is a MateResult."""
+        return self._pool.submit(_worker_solve, text, options)
 
     def stop(self) -> None:
         """Cancel queued searches and terminate the workers now.
@@ -300,8 +298,8 @@ class _Stopped(Exception):
 class _InOrder:
     """Feeds tasks to a runner and hands back outcomes in input order.
 
-    Each task is ``(key, args)`` where args is ``(text, time_limit_ms,
-    nodes_limit)`` or None for an item that needs no search (a malformed
+    Each task is ``(key, args)`` where args is ``(text, options)`` (options:
+    Solver.solve keywords) or None for an item that needs no search (a malformed
     line). The outcome of a search is its MateResult, the exception it raised,
     or None when the runner was stopped first.
     """
@@ -313,7 +311,7 @@ class _InOrder:
     def run(
         self, tasks: Iterable[tuple[Any, tuple | None]], poll: Callable[[], None] | None = None
     ) -> Iterator[tuple[Any, Any]]:
-        """Yield ``(key, outcome)`` in task order; ``poll`` is called while waiting and may raise."""
+        """Yield ``(key, outcome)`` in task order; ``poll`` runs while waiting and may raise."""
         it = iter(tasks)
         exhausted = False
         while True:
@@ -327,6 +325,8 @@ class _InOrder:
             if not self.pending:
                 return
             key, fut = self.pending[0]
+            if poll is not None:
+                poll()  # also when the head is already done: a stop must not wait for a slow item
             if fut is not None:
                 if poll is None:
                     wait_futures([fut])
@@ -347,9 +347,10 @@ class _InOrder:
         for key, fut in self.pending:
             if fut is None:
                 done.append((key, None))
-            elif fut.done() and not fut.cancelled() and fut.exception() is None:
-                if fut.result() is not None:
-                    done.append((key, fut.result()))
+            elif fut.done():  # never wait here: what is not done is left out
+                outcome = _outcome(fut)
+                if outcome is not None and not isinstance(outcome, BaseException):
+                    done.append((key, outcome))
         self.pending.clear()
         return done
 
@@ -389,13 +390,16 @@ def solve_many(
     time_limit_ms: int | None = None,
     nodes_limit: int | None = None,
     hash_mb: int = 256,
+    post_search: str = "MinLength",
+    ignore_futile_interpositions: bool = True,
 ) -> Iterator[MateResult]:
     """Solve many positions, yielding one :class:`MateResult` per position in input order.
 
     ``positions`` is any iterable of :class:`Position` objects or position text
     (SFEN, ``"sfen ... moves ..."``, ``"startpos moves ..."``); it is read
     lazily, at most a few problems per worker ahead of the results. Limits
-    apply to each problem. With ``jobs=1`` the search runs in this process;
+    apply to each problem; ``post_search`` and ``ignore_futile_interpositions``
+    are those of :meth:`Solver.solve`. With ``jobs=1`` the search runs in this process;
     with more, in ``jobs`` worker processes with a ``hash_mb`` table each.
 
     As with :meth:`Solver.solve`, a position that cannot be read gives a result
@@ -411,10 +415,18 @@ def solve_many(
     _check_jobs_hash(jobs, hash_mb)
     _check_limit("time_limit_ms", time_limit_ms)
     _check_limit("nodes_limit", nodes_limit)
-    return _solve_many(positions, jobs, time_limit_ms, nodes_limit, hash_mb)
+    if post_search not in POST_SEARCH_LEVELS:
+        raise ValueError(f"post_search must be one of {', '.join(POST_SEARCH_LEVELS)}, not {post_search!r}")
+    options = {
+        "time_limit_ms": time_limit_ms,
+        "nodes_limit": nodes_limit,
+        "post_search": post_search,
+        "ignore_futile_interpositions": bool(ignore_futile_interpositions),
+    }
+    return _solve_many(positions, jobs, options, hash_mb)
 
 
-def _solve_many(positions, jobs, time_limit_ms, nodes_limit, hash_mb) -> Iterator[MateResult]:
+def _solve_many(positions, jobs, options, hash_mb) -> Iterator[MateResult]:
     def tasks():
         for p in positions:
             # Positions do not pickle, and their SFEN is all a search uses.
@@ -423,8 +435,10 @@ def _solve_many(positions, jobs, time_limit_ms, nodes_limit, hash_mb) -> Iterato
             elif isinstance(p, str):
                 text = p
             else:
-                raise TypeError(f"positions must be Position objects or strings, not {type(p).__name__}")
-            yield None, (text, time_limit_ms, nodes_limit)
+                raise TypeError(
+                    f"positions must be Position objects or strings, not {type(p).__name__}"
+                )
+            yield None, (text, options)
 
     runner = _make_runner(jobs, hash_mb)
     finished = False
@@ -450,18 +464,36 @@ def _describe_failure(exc: BaseException) -> str:
 # ---------------------------------------------------------------------------
 # Output formats
 
-RECORD_FIELDS = ["id", "sfen", "expected", "status", "length", "moves", "nodes", "seconds",
-                 "agrees", "error", "source", "line"]
+RECORD_FIELDS = [
+    "id",
+    "sfen",
+    "expected",
+    "status",
+    "length",
+    "moves",
+    "nodes",
+    "seconds",
+    "agrees",
+    "error",
+    "min_length_proven",
+    "source",
+    "line",
+]
 
 
 def _record(problem: Problem, result: MateResult | None, error: str | None, check: bool) -> dict:
     """The output record of one problem (field order = RECORD_FIELDS)."""
+    min_length_proven = None
     if result is None:
         status, length, moves, nodes, seconds = "error", None, [], 0, 0.0
     else:
         status, length, moves = result.status, result.mate_length, list(result.moves)
         nodes, seconds = result.nodes, round(result.seconds, 4)
         error = result.error
+        if status == "mate":
+            # Whether no shorter mate exists (the shortest-mate post-search
+            # finished); None from a core that does not report it.
+            min_length_proven = getattr(result, "min_length_proven", None)
     agrees = None
     if check and problem.expected is not None:
         agrees = problem.expected.agrees(status, length)
@@ -478,6 +510,7 @@ def _record(problem: Problem, result: MateResult | None, error: str | None, chec
         "seconds": seconds,
         "agrees": agrees,
         "error": error,
+        "min_length_proven": min_length_proven,
         "source": problem.source,
         "line": problem.line,
     }
@@ -538,7 +571,10 @@ class _CsvWriter(_Writer):
 
 def _verdict(record: dict) -> str:
     if record["status"] == "mate":
-        return f"mate {record['length']}"
+        # "?": a limit ended the shortest-mate search first, so a shorter mate
+        # may exist. Worth seeing next to a length that differs from its label.
+        unsure = "?" if record.get("min_length_proven") is False else ""
+        return f"mate {record['length']}{unsure}"
     return record["status"]
 
 
@@ -547,7 +583,9 @@ def _check_note(record: dict) -> str:
         return ""
     if record["agrees"]:
         return "ok"
-    return f"DIFFERS (expected {record['expected'] or 'a readable line'})"
+    if record["expected"] is None:
+        return "DIFFERS (unreadable line)"
+    return f"DIFFERS (expected {record['expected']})"
 
 
 class _TextWriter(_Writer):
@@ -562,12 +600,21 @@ class _TextWriter(_Writer):
         # Every problem is parsed before the first search, so the id column
         # can be sized up front (capped so one long id does not push everything).
         self.id_width = min(max((len(p.id) for p in self.problems), default=2), 40)
+        labels = [len(p.expected.text) for p in self.problems if p.expected]
+        self.check_width = max(
+            len("DIFFERS (expected )") + max(labels, default=0),
+            len("DIFFERS (unreadable line)") if any(p.error for p in self.problems) else 0,
+        )
 
     def format(self, record: dict) -> str:
-        cols = [record["id"].ljust(self.id_width), _verdict(record).ljust(8),
-                f"{record['nodes']:>10} nodes", f"{record['seconds']:>8.3f} s"]
+        cols = [
+            record["id"].ljust(self.id_width),
+            _verdict(record).ljust(8),
+            f"{record['nodes']:>10} nodes",
+            f"{record['seconds']:>8.3f} s",
+        ]
         if self.check:
-            cols.append(_check_note(record).ljust(12))
+            cols.append(_check_note(record).ljust(self.check_width))
         if record["status"] == "error" or (record["error"] and not record["moves"]):
             cols.append(f"({record['error']})")
         else:
@@ -589,8 +636,15 @@ class _KifWriter(_Writer):
     def format(self, record: dict) -> str:
         from .kif import format_kif_record
 
-        comments = [f"{record['id']}  ({record['source']} line {record['line']})",
-                    f"sfen {record['sfen']}"]
+        where = (
+            f"argument {record['line']}"
+            if record["source"] == "argument"
+            else f"{record['source']}:{record['line']}"
+        )
+        comments = [
+            f"{record['id']}  ({where})",
+            f"sfen {record['sfen']}",
+        ]
         verdict = _verdict(record)
         if record["expected"] is not None:
             verdict += f"  expected {record['expected']}"
@@ -620,6 +674,26 @@ class _UsageError(Exception):
     pass
 
 
+def _sfen_fields(words: list[str]) -> int | None:
+    """How many SFEN fields an unquoted position being collected has so far (None: not an SFEN)."""
+    if words and words[0] == "position":
+        words = words[1:]
+    if words and words[0] == "sfen":
+        words = words[1:]
+    if not words or words[0] == "startpos" or "moves" in words:
+        return None
+    return len(words)
+
+
+def _starts_position(word: str, current: list[str] | None) -> bool:
+    """Whether an unquoted word begins a new position rather than continuing ``current``."""
+    if word in _POSITION_KEYWORDS:
+        # "position sfen ..." and "position startpos ..." are one position.
+        return not (current == ["position"] and word != "position")
+    # A board begins a position unless it is the board that "sfen" announced.
+    return bool(_SFEN_BOARD_RE.match(word)) and current not in (["sfen"], ["position", "sfen"])
+
+
 def _group_inputs(args: list[str]) -> list[tuple[str, str]]:
     """Sort the command-line inputs into ``("file", path)``, ``("stdin", "-")`` and
     ``("position", text)``.
@@ -641,12 +715,13 @@ def _group_inputs(args: list[str]) -> list[tuple[str, str]]:
             current = None
 
     for arg in args:
-        sfen_fields = None
-        if current is not None:
-            words = current[1:] if current[0] == "position" else current
-            words = words[1:] if words and words[0] == "sfen" else words
-            sfen_fields = len(words) if "moves" not in words else None
-        if arg == "-" and sfen_fields != 2:
+        fields = _sfen_fields(current) if current is not None else None
+        if fields is not None and fields < 3:
+            # Inside an unquoted SFEN that still lacks its side to move or
+            # hands, the word belongs to it, even "-" (no hands) or a word that
+            # happens to name a file in the current directory.
+            current.append(arg)
+        elif arg == "-":
             close()
             groups.append(("stdin", "-"))
         elif os.path.isfile(arg):
@@ -655,12 +730,7 @@ def _group_inputs(args: list[str]) -> list[tuple[str, str]]:
         elif len(arg.split()) > 1:
             close()
             groups.append(("position", arg))
-        elif arg in _POSITION_KEYWORDS and not (
-            current is not None and arg == "sfen" and current == ["position"]
-        ):
-            close()
-            current = [arg]
-        elif _SFEN_BOARD_RE.match(arg) and current not in (["sfen"], ["position", "sfen"]):
+        elif _starts_position(arg, current):
             close()
             current = [arg]
         elif current is not None:
@@ -733,36 +803,88 @@ def _hash_mb(text: str) -> int:
     return value
 
 
+def _search_options(args: argparse.Namespace) -> dict:
+    """Solver.solve keywords from the command line."""
+    return {
+        "time_limit_ms": args.time,
+        "nodes_limit": args.nodes,
+        "post_search": args.post_search,
+        "ignore_futile_interpositions": not args.strict,
+    }
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``usi-mate solve`` (every option declared once, here)."""
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Solve tsume-shogi problems in batch: problem files, positions, or - for stdin. "
-        "One position a line: '<sfen> # <expected> <id> [key=value ...]'.",
+        description="Solve tsume-shogi problems in batch: problem files, positions, "
+        "or - for stdin. One position a line: '<sfen> # <expected> <id> [key=value ...]'.",
     )
-    p.add_argument("inputs", nargs="*", metavar="INPUT",
-                   help="a problem file, a position (SFEN, 'sfen ...', 'startpos moves ...'), or - for stdin")
-    p.add_argument("--time", type=_positive_int, metavar="MS", help="time limit per problem in milliseconds")
+    p.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="a problem file, a position (SFEN, 'sfen ...', 'startpos moves ...'), or - for stdin",
+    )
+    p.add_argument(
+        "--time", type=_positive_int, metavar="MS", help="time limit per problem in milliseconds"
+    )
     p.add_argument("--nodes", type=_positive_int, metavar="N", help="node limit per problem")
-    p.add_argument("--hash", type=_hash_mb, default=256, metavar="MB",
-                   help="transposition table size per worker in MB (default: 256)")
-    p.add_argument("--jobs", type=_positive_int, default=1, metavar="N",
-                   help="worker processes, each with its own table (default: 1)")
-    p.add_argument("--format", choices=sorted(_WRITERS), default="text", help="output format (default: text)")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the results to FILE instead of stdout")
-    p.add_argument("--check", action="store_true",
-                   help="compare each result with its expected label; exit 1 if any disagrees")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar on stderr (default: on when stderr is a terminal)")
+    p.add_argument(
+        "--post-search",
+        choices=tuple(POST_SEARCH_LEVELS),
+        default="MinLength",
+        help="after the first proof: None answers it, UpperBound a line as long as its bound, "
+        "MinLength (default) searches on until the shortest mate is proven",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="count futile interpositions as resistance (as the yaneuraou labels do); "
+        "by default they are left out, as composers count",
+    )
+    p.add_argument(
+        "--hash",
+        type=_hash_mb,
+        default=256,
+        metavar="MB",
+        help="transposition table size per worker in MB (default: 256)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="worker processes, each with its own table (default: 1)",
+    )
+    p.add_argument(
+        "--format", choices=sorted(_WRITERS), default="text", help="output format (default: text)"
+    )
+    p.add_argument(
+        "--output", "-o", metavar="FILE", help="write the results to FILE instead of stdout"
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="compare each result with its expected label; exit 1 if any disagrees",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: on when stderr is a terminal)",
+    )
     return p
 
 
 @dataclass
 class _Tally:
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("mate", "nomate", "unknown", "error"), 0))
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("mate", "nomate", "unknown", "error"), 0)
+    )
     disagreements: list[dict] = field(default_factory=list)
     unlabelled: int = 0
+    unsure_lengths: int = 0
     search_seconds: float = 0.0
     written: int = 0
 
@@ -772,21 +894,28 @@ class _Tally:
         self.written += 1
         if record["agrees"] is False:
             self.disagreements.append(record)
+        if record["status"] == "mate" and record.get("min_length_proven") is False:
+            self.unsure_lengths += 1
 
     def table(self, total: int, wall: float, check: bool, interrupted: bool) -> str:
-        rows = [("problems", str(total)),
-                ("mate", str(self.counts["mate"])),
-                ("no mate", str(self.counts["nomate"])),
-                ("unknown", str(self.counts["unknown"])),
-                ("errors", str(self.counts["error"])),
-                ("disagreements", str(len(self.disagreements)) if check else "-"),
-                ("search time", f"{self.search_seconds:.3f} s"),
-                ("wall time", f"{wall:.3f} s")]
+        rows = [
+            ("problems", str(total)),
+            ("mate", str(self.counts["mate"])),
+            ("no mate", str(self.counts["nomate"])),
+            ("unknown", str(self.counts["unknown"])),
+            ("errors", str(self.counts["error"])),
+            ("disagreements", str(len(self.disagreements)) if check else "-"),
+            ("search time", f"{self.search_seconds:.3f} s"),
+            ("wall time", f"{wall:.3f} s"),
+        ]
         if check and self.unlabelled:
             rows.insert(6, ("no label", str(self.unlabelled)))
         if interrupted:
-            rows.insert(1, ("not solved", f"{total - self.written} (interrupted)"))
-        return "".join(f"{name:<14}{value:>12}\n" for name, value in rows)
+            rows.insert(1, ("not solved", str(total - self.written)))
+        table = "".join(f"{name:<14}{value:>12}\n" for name, value in rows)
+        if self.unsure_lengths:
+            table += f"(mate N?: {self.unsure_lengths} not proven shortest within the limits)\n"
+        return table
 
 
 def _open_output(path: str | None):
@@ -849,8 +978,9 @@ def _run(args, problems: list[Problem], out) -> int:
     if show_progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(problems), file=sys.stderr, unit="problem", dynamic_ncols=True,
-                   desc="solving")
+        bar = tqdm(
+            total=len(problems), file=sys.stderr, unit="problem", dynamic_ncols=True, desc="solving"
+        )
     # A bar and records sharing one terminal: clear the bar around each record.
     bar_shares_terminal = bar is not None and out is not sys.stderr and _is_terminal(out)
 
@@ -882,12 +1012,14 @@ def _run(args, problems: list[Problem], out) -> int:
         writer.write(record)
         tally.add(record)
         if bar is not None:
+            bar.set_postfix_str(
+                f"solved {tally.counts['mate'] + tally.counts['nomate']}", refresh=False
+            )
             bar.update(1)
-            bar.set_postfix_str(f"solved {tally.counts['mate'] + tally.counts['nomate']}", refresh=False)
 
     def tasks():
         for p in problems:
-            yield p, (None if p.sfen is None else (p.sfen, args.time, args.nodes))
+            yield p, (None if p.sfen is None else (p.sfen, _search_options(args)))
 
     started = time.perf_counter()
     interrupted = False
@@ -909,6 +1041,8 @@ def _run(args, problems: list[Problem], out) -> int:
         else:
             runner.close()
         runner = None
+        if bar is not None:
+            bar.close()  # leaves the final bar above the summary instead of under it
         summary = tally.table(len(problems), time.perf_counter() - started, args.check, interrupted)
         writer.end(summary)
     except BrokenPipeError:
@@ -930,8 +1064,10 @@ def _run(args, problems: list[Problem], out) -> int:
     if args.format != "text":
         sys.stderr.write(summary)
     if interrupted:
-        print(f"{PROG}: interrupted: wrote {tally.written} of {len(problems)} results",
-              file=sys.stderr)
+        print(
+            f"{PROG}: interrupted: wrote {tally.written} of {len(problems)} results",
+            file=sys.stderr,
+        )
     if args.check and tally.disagreements:
         _print_disagreements(tally.disagreements, len(problems))
     if interrupted:
@@ -969,6 +1105,8 @@ def _print_disagreements(records: list[dict], total: int) -> None:
     width = min(max(len(r["id"]) for r in records), 40)
     for r in records:
         got = _verdict(r)
+        if got.endswith("?"):
+            got = got[:-1] + " (not proven shortest: a limit was reached)"
         if r["error"]:
             got += f" ({r['error']})"
         lines.append(f"  {r['id']:<{width}}  expected {r['expected'] or '-'}, got {got}")

@@ -38,8 +38,20 @@ SAME_SQUARE = "同\u3000"  # 同 + full-width space, as KIF writes it before eve
 # Piece names in move text: the upper-case USI letter (with "+" when promoted).
 # Both kings are 玉: tsume collections do not use 王 for either side.
 MOVE_PIECE_NAMES = {
-    "P": "歩", "L": "香", "N": "桂", "S": "銀", "G": "金", "B": "角", "R": "飛", "K": "玉",
-    "+P": "と", "+L": "成香", "+N": "成桂", "+S": "成銀", "+B": "馬", "+R": "龍",
+    "P": "歩",
+    "L": "香",
+    "N": "桂",
+    "S": "銀",
+    "G": "金",
+    "B": "角",
+    "R": "飛",
+    "K": "玉",
+    "+P": "と",
+    "+L": "成香",
+    "+N": "成桂",
+    "+S": "成銀",
+    "+B": "馬",
+    "+R": "龍",
 }
 # Board diagrams need one character a square, so promoted lance, knight and
 # silver take their one-kanji forms there (杏 圭 全), as Kifu for Windows writes them.
@@ -115,16 +127,18 @@ def notate_moves(position: Position | str, moves: Iterable[str]) -> list[Notated
             and piece in PROMOTABLE
             and (_in_promotion_zone(origin, color) or _in_promotion_zone(destination, color))
         )
-        notated.append(NotatedMove(
-            usi=move,
-            color=color,
-            destination=destination,
-            origin=origin,
-            piece=piece,
-            promotes=promotes,
-            declined_promotion=declined,
-            same_as_previous=destination == previous_destination,
-        ))
+        notated.append(
+            NotatedMove(
+                usi=move,
+                color=color,
+                destination=destination,
+                origin=origin,
+                piece=piece,
+                promotes=promotes,
+                declined_promotion=declined,
+                same_as_previous=destination == previous_destination,
+            )
+        )
         previous_destination = destination
     return notated
 
@@ -200,8 +214,11 @@ def _kanji_count(n: int) -> str:
 
 
 def _hand_text(hand: dict[str, int]) -> str:
-    parts = [BOARD_PIECE_NAMES[p] + _kanji_count(hand.get(p, 0)) for p in HAND_ORDER
-             if hand.get(p, 0) > 0]
+    parts = [
+        BOARD_PIECE_NAMES[p] + _kanji_count(hand.get(p, 0))
+        for p in HAND_ORDER
+        if hand.get(p, 0) > 0
+    ]
     return "".join(part + "\u3000" for part in parts) or "なし"
 
 
@@ -214,9 +231,11 @@ def board_diagram(position: Position | str) -> list[str]:
     """
     pos = _as_position(position)
     black_hand, white_hand = pos.hands
-    lines = ["後手の持駒：" + _hand_text(white_hand),
-             "  ９ ８ ７ ６ ５ ４ ３ ２ １",
-             "+---------------------------+"]
+    lines = [
+        "後手の持駒：" + _hand_text(white_hand),
+        "  ９ ８ ７ ６ ５ ４ ３ ２ １",
+        "+---------------------------+",
+    ]
     for rank in range(1, 10):
         row = "|"
         for file in range(9, 0, -1):
@@ -224,11 +243,15 @@ def board_diagram(position: Position | str) -> list[str]:
             if piece is None:
                 row += " ・"
             else:
-                row += (" " if piece.lstrip("+").isupper() else "v") + BOARD_PIECE_NAMES[piece.upper()]
+                row += (" " if piece.lstrip("+").isupper() else "v") + BOARD_PIECE_NAMES[
+                    piece.upper()
+                ]
         lines.append(row + "|" + RANK_KANJI[rank])
-    lines += ["+---------------------------+",
-              "先手の持駒：" + _hand_text(black_hand),
-              "先手番" if pos.turn == BLACK else "後手番"]
+    lines += [
+        "+---------------------------+",
+        "先手の持駒：" + _hand_text(black_hand),
+        "先手番" if pos.turn == BLACK else "後手番",
+    ]
     return lines
 
 

@@ -1,0 +1,490 @@
+"""End-to-end tests of ``usi-mate solve`` (run as a subprocess) and of ``solve_many``.
+
+The problem files are a few lines copied from the shared collections into
+tmp_path. Verdicts are checked against the rules (a mating line replays to
+checkmate from its own position), not against today's exact lines, so these
+tests survive search changes such as shortest-mate search.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from usi_mate import Position
+from usi_mate.batch import Expected, _group_inputs, parse_problem_line, solve_many
+
+REPO = Path(__file__).resolve().parents[1]
+PROBLEMS = REPO.parent / "shared" / "problems"
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+# Small tables: every subprocess (and every --jobs worker) allocates one, and
+# these problems need a few MB at most.
+HASH = ["--hash", "16"]
+
+pytestmark = pytest.mark.skipif(not PROBLEMS.is_dir(), reason="shared problem files not found")
+
+
+@functools.lru_cache(maxsize=1)
+def solve_command() -> tuple[str, ...]:
+    """The command that runs ``usi-mate solve``: ``python -m usi_mate solve`` once the
+    top-level CLI exists, else ``usi_mate.batch.main`` called directly."""
+    direct = (
+        sys.executable,
+        "-c",
+        "import sys; from usi_mate.batch import main; sys.exit(main(sys.argv[1:]))",
+    )
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-m", "usi_mate", "solve", "--help"],
+            env=ENV,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return direct
+    if probe.returncode == 0 and "usi-mate solve" in probe.stdout:
+        return (sys.executable, "-m", "usi_mate", "solve")
+    return direct
+
+
+def run_solve(
+    *args: str, stdin: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*solve_command(), *args],
+        input=stdin,
+        env=ENV,
+        check=False,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+    )
+
+
+def lines_of(name: str, *numbers: int) -> list[str]:
+    """Lines of a shared problem file, by 1-based line number."""
+    all_lines = (PROBLEMS / name).read_text(encoding="utf-8").splitlines()
+    return [all_lines[n - 1] for n in numbers]
+
+
+def write(tmp_path: Path, name: str, lines: list[str]) -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def label_id(line: str) -> str:
+    return parse_problem_line(line)[2]
+
+
+def assert_mates(sfen: str, moves: list[str]) -> None:
+    """The line is legal from its own position (so it belongs there) and ends with the
+    defender in check: in checkmate, or with only futile interpositions left, which
+    the search does not count as defences."""
+    pos = Position(sfen)
+    attacker = pos.turn
+    for m in moves:
+        pos.push_usi(m)
+    assert moves and pos.turn != attacker and pos.is_check(), (sfen, moves)
+
+
+MALFORMED = "this is not a position # 3 broken-line"
+# Mate in 1 (the solver must find it), labelled nomate: a disagreement whatever
+# the search finds, now or after search changes.
+WRONG_LABEL = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1 # nomate wrong-label"
+
+
+@pytest.fixture
+def mixed_file(tmp_path: Path) -> tuple[Path, list[str]]:
+    good = lines_of("yaneuraou500m_mate3.sfen", 1, 2, 3) + lines_of("tendo.sfen", 1, 3)
+    lines = good[:3] + [MALFORMED] + good[3:]
+    return write(tmp_path, "mixed.sfen", ["# a comment line", ""] + lines), lines
+
+
+# ---------------------------------------------------------------------------
+# Output formats
+
+
+def test_jsonl_records_in_order_with_an_error_record(mixed_file):
+    path, lines = mixed_file
+    r = run_solve(str(path), "--format", "jsonl", "--time", "10000", *HASH)
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [rec["id"] for rec in records] == [label_id(line) for line in lines]
+    for rec in records:
+        assert set(rec) >= {
+            "id",
+            "sfen",
+            "expected",
+            "status",
+            "length",
+            "moves",
+            "nodes",
+            "seconds",
+            "agrees",
+            "error",
+        }
+        assert rec["agrees"] is None  # no --check
+    bad = records[3]
+    assert bad["status"] == "error" and bad["error"] and bad["expected"] == "3"
+    assert bad["line"] == 6  # counted in the file, comment and blank lines included
+    assert re.search(r"mixed\.sfen:6: .*skipped", r.stderr)
+    for rec in records[:3] + records[4:]:
+        assert rec["status"] == "mate" and rec["length"] == len(rec["moves"])
+        assert_mates(rec["sfen"], rec["moves"])
+
+
+def test_csv_has_the_same_records(mixed_file):
+    path, lines = mixed_file
+    r = run_solve(str(path), "--format", "csv", "--check", "--time", "10000", *HASH)
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [row["id"] for row in rows] == [label_id(line) for line in lines]
+    assert rows[3]["status"] == "error" and rows[3]["error"]
+    assert rows[3]["agrees"] == "false"  # an unreadable line confirms nothing
+    for row in rows[:3] + rows[4:]:
+        assert row["status"] == "mate"
+        assert len(row["moves"].split()) == int(row["length"])
+        assert row["agrees"] in ("true", "false")
+        assert_mates(row["sfen"], row["moves"].split())
+
+
+def test_text_has_a_line_a_problem_and_a_summary(mixed_file):
+    path, lines = mixed_file
+    r = run_solve(str(path), "--time", "10000", *HASH)
+    assert r.returncode == 0, r.stderr
+    body, _, summary = r.stdout.partition("\n\n")
+    rows = body.splitlines()
+    assert [row.split()[0] for row in rows] == [label_id(line) for line in lines]
+    assert rows[3].split()[1] == "error"
+    assert all(row.split()[1:2] == ["mate"] for row in rows[:3] + rows[4:])
+    table = dict(re.findall(r"^(\w[\w ]*?)\s{2,}(\S+)", summary, re.MULTILINE))
+    assert table["problems"] == "6" and table["mate"] == "5" and table["errors"] == "1"
+    assert table["unknown"] == "0" and table["no mate"] == "0"
+    assert "search time" in table and "wall time" in table
+
+
+def test_kif_blocks_are_kif_records(mixed_file, tmp_path):
+    path, lines = mixed_file
+    out = tmp_path / "out.kif"
+    r = run_solve(str(path), "--format", "kif", "--output", str(out), "--time", "10000", *HASH)
+    assert r.returncode == 0, r.stderr
+    blocks = out.read_text(encoding="utf-8").strip().split("\n\n")
+    assert len(blocks) == len(lines)
+    assert blocks[3].startswith("# broken-line") and "後手の持駒" not in blocks[3]
+    move_re = re.compile(
+        r"^ +\d+ (?:[１-９][一二三四五六七八九]|同\u3000)"
+        r"(?:歩|香|桂|銀|金|角|飛|玉|と|成香|成桂|成銀|馬|龍)"
+        r"(?:打|成?\([1-9][1-9]\))$"
+    )
+    for block in blocks[:3] + blocks[4:]:
+        rows = block.splitlines()
+        header = rows.index("手数----指手---------消費時間--")
+        moves = rows[header + 1 : -2]
+        assert moves and all(move_re.match(m) for m in moves), moves
+        assert rows[-2].split() == [str(len(moves) + 1), "詰み"]
+        assert rows[-1] == f"まで{len(moves)}手で詰み"
+        assert rows[header - 1] in ("先手番", "後手番")
+
+
+# ---------------------------------------------------------------------------
+# --check
+
+
+def test_check_exit_0_when_every_label_agrees(tmp_path):
+    # Mate-in-1 positions have nothing shorter to find, and "nomate<=1" agrees
+    # with any verdict except a mate in 1 (the line below has no checking move).
+    lines = (
+        lines_of("komori_mate_engine_test.sfen", 1, 2)
+        + lines_of("mogami_tests.sfen", 2)
+        + lines_of("nshogi_nomate1ply.sfen", 2)
+    )
+    r = run_solve(
+        str(write(tmp_path, "ok.sfen", lines)),
+        "--check",
+        "--format",
+        "jsonl",
+        "--time",
+        "10000",
+        *HASH,
+    )
+    assert r.returncode == 0, r.stderr
+    assert all(json.loads(line)["agrees"] is True for line in r.stdout.splitlines())
+
+
+def test_check_exit_1_and_a_summary_on_stderr_when_a_label_disagrees(tmp_path):
+    lines = lines_of("komori_mate_engine_test.sfen", 1) + [WRONG_LABEL]
+    r = run_solve(str(write(tmp_path, "bad.sfen", lines)), "--check", "--time", "10000", *HASH)
+    assert r.returncode == 1
+    assert "1 of 2 problems disagree" in r.stderr
+    assert re.search(r"wrong-label\s+expected nomate, got mate 1", r.stderr)
+    assert re.search(r"^wrong-label .*DIFFERS \(expected nomate\)", r.stdout, re.MULTILINE)
+    assert re.search(r"^disagreements\s+1$", r.stdout, re.MULTILINE)
+
+
+def test_check_counts_a_malformed_line_as_not_agreeing(mixed_file):
+    path, _ = mixed_file
+    r = run_solve(str(path), "--check", "--nodes", "1", "--format", "jsonl", *HASH)
+    assert r.returncode == 1
+    assert "broken-line" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "label, status, length, agrees",
+    [
+        ("9", "mate", 9, True),
+        ("9", "mate", 11, False),
+        ("9", "nomate", None, False),
+        ("9", "unknown", None, False),
+        ("nomate", "nomate", None, True),
+        ("nomate", "mate", 3, False),
+        ("nomate", "unknown", None, False),
+        ("nomate<=5", "nomate", None, True),
+        ("nomate<=5", "mate", 7, True),
+        ("nomate<=5", "mate", 5, False),
+        ("nomate<=5", "unknown", None, False),
+        (">=15", "mate", 15, True),
+        (">=15", "mate", 17, True),
+        (">=15", "mate", 13, False),
+        (">=15", "nomate", None, False),
+        (">=15", "unknown", None, False),
+        ("1", "error", None, False),
+    ],
+)
+def test_label_agreement_rules(label, status, length, agrees):
+    assert Expected.parse(label).agrees(status, length) is agrees
+
+
+def test_problem_line_parsing():
+    text, expected, pid, extra = parse_problem_line(
+        "9/9/9/9/9/9/9/9/9 b - 1 # nomate<=3 antma-x flags=double-king,muda-ai"
+    )
+    assert text == "9/9/9/9/9/9/9/9/9 b - 1"
+    assert (expected.kind, expected.plies, pid) == ("nomate_within", 3, "antma-x")
+    assert extra == {"flags": "double-king,muda-ai"}
+    assert parse_problem_line("startpos moves 7g7f") == ("startpos moves 7g7f", None, None, {})
+    assert parse_problem_line("startpos # just-an-id")[1:3] == (None, "just-an-id")
+    with pytest.raises(ValueError, match="bad expected label"):
+        parse_problem_line("startpos # 9x id")
+
+
+# ---------------------------------------------------------------------------
+# Order, inputs, interruption
+
+
+def test_jobs_2_keeps_input_order(tmp_path):
+    # A problem that takes ~0.1 s (Zukō #2, 21 plies) first, so the fast ones behind it
+    # finish first on the other worker.
+    lines = (
+        lines_of("zukou.sfen", 2)
+        + lines_of("yaneuraou500m_mate3.sfen", *range(1, 13))
+        + lines_of("tendo.sfen", 1, 2, 3)
+    )
+    path = write(tmp_path, "order.sfen", lines)
+    r = run_solve(str(path), "--jobs", "2", "--format", "jsonl", "--time", "20000", *HASH)
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [rec["id"] for rec in records] == [label_id(line) for line in lines]
+    for rec in records:
+        assert rec["status"] == "mate"
+        assert_mates(rec["sfen"], rec["moves"])
+
+
+def wait_for_lines(path: Path, n: int, proc: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text(encoding="utf-8").count("\n") >= n:
+            return
+        if proc.poll() is not None:
+            pytest.fail(f"solve exited early ({proc.returncode}): {proc.stderr.read()}")
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail("no result appeared")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigint_leaves_complete_jsonl_and_exits_130(tmp_path, jobs):
+    fast = lines_of("tendo.sfen", 1, 2, 3)
+    # Zukō #1 (69 plies) and #4 (39) take far longer than this test: the run
+    # is interrupted while both workers are on them.
+    slow = lines_of("zukou.sfen", 1, 4)
+    lines = fast + slow + lines_of("yaneuraou500m_mate3.sfen", 1, 2)
+    path = write(tmp_path, "slow.sfen", lines)
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen(
+        [
+            *solve_command(),
+            str(path),
+            "--format",
+            "jsonl",
+            "--output",
+            str(out),
+            "--time",
+            "120000",
+            "--jobs",
+            jobs,
+            "--no-progress",
+            *HASH,
+        ],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_lines(out, 1, proc)
+        time.sleep(0.3)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert time.monotonic() - sent < 15  # the searches were stopped, not waited for
+    assert "interrupted" in stderr
+    text = out.read_text(encoding="utf-8")
+    assert text.endswith("\n")
+    records = [json.loads(line) for line in text.splitlines()]
+    ids = [rec["id"] for rec in records]
+    expected_order = [label_id(line) for line in lines]
+    assert ids[:3] == expected_order[:3]
+    assert ids == [i for i in expected_order if i in ids]  # input order, gaps allowed
+    assert not {label_id(line) for line in slow} & set(ids)
+    assert all(rec["status"] == "mate" for rec in records)
+
+
+def test_stdin_with_dash():
+    lines = lines_of("komori_mate_engine_test.sfen", 1, 2)
+    r = run_solve("-", "--format", "jsonl", "--time", "10000", *HASH, stdin="\n".join(lines) + "\n")
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [rec["id"] for rec in records] == [label_id(line) for line in lines]
+    assert [rec["moves"] for rec in records] == [["G*5b"], ["G*5h"]]
+
+
+def test_positions_as_arguments():
+    r = run_solve(
+        "sfen",
+        "4k4/9/4P4/9/9/9/9/9/9",
+        "b",
+        "G2r2b3g4s4n4l17p",
+        "1",
+        "9/9/9/9/9/9/4p4/9/4K4 w 2R2BG4S4N4L3g17p 1 # 1 reversed",
+        "startpos",
+        "moves",
+        "7g7f",
+        "--format",
+        "jsonl",
+        "--check",
+        "--time",
+        "10000",
+        *HASH,
+    )
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [rec["id"] for rec in records] == ["arg 1", "reversed", "arg 3"]
+    assert [rec["status"] for rec in records] == ["mate", "mate", "nomate"]
+    assert [rec["agrees"] for rec in records] == [None, True, None]
+    assert records[2]["sfen"].split()[1] == "w"  # the position after 7g7f
+    assert r.returncode == 0, r.stderr
+
+
+def test_inputs_are_told_apart(tmp_path):
+    f = write(tmp_path, "p.sfen", ["startpos"])
+    assert _group_inputs(
+        [
+            str(f),
+            "-",
+            "startpos",
+            "moves",
+            "7g7f",
+            "position",
+            "sfen",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL",
+            "b",
+            "-",
+            "1",
+            "8k/9/9/9/9/9/9/9/9 b G 1",
+        ]
+    ) == [
+        ("file", str(f)),
+        ("stdin", "-"),
+        ("position", "startpos moves 7g7f"),
+        (
+            "position",
+            "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+        ),
+        ("position", "8k/9/9/9/9/9/9/9/9 b G 1"),
+    ]
+
+
+def test_unknown_input_is_a_usage_error(tmp_path):
+    r = run_solve(str(tmp_path / "missing.sfen"))
+    assert r.returncode == 2
+    assert "neither an existing file nor a position" in r.stderr
+
+
+# ---------------------------------------------------------------------------
+# solve_many
+
+
+def _solve_many_inputs():
+    lines = (
+        lines_of("zukou.sfen", 2)
+        + lines_of("yaneuraou500m_mate3.sfen", *range(1, 9))
+        + lines_of("tendo.sfen", 3)
+    )
+    texts = [parse_problem_line(line)[0] for line in lines]
+    # Mixed kinds: Position objects, text with moves, and one unreadable string.
+    return [Position(texts[0])] + texts[1:] + ["startpos moves 7g7f", "not a position"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_solve_many_yields_in_input_order(jobs):
+    inputs = _solve_many_inputs()
+    results = list(solve_many(iter(inputs), jobs=jobs, time_limit_ms=20000, hash_mb=16))
+    assert len(results) == len(inputs)
+    for given, res in zip(inputs[:-2], results[:-2]):
+        assert res.status == "mate"
+        assert_mates(given.sfen() if isinstance(given, Position) else given, res.moves)
+    assert results[-2].status == "nomate"
+    assert results[-1].status == "unknown" and results[-1].error
+
+
+def test_solve_many_is_lazy_and_can_be_abandoned():
+    line = parse_problem_line(lines_of("tendo.sfen", 3)[0])[0]
+    consumed = 0
+
+    def endless():
+        nonlocal consumed
+        while True:
+            consumed += 1
+            yield line
+
+    results = solve_many(endless(), jobs=2, hash_mb=16)
+    first = [next(results) for _ in range(3)]
+    assert all(r.status == "mate" for r in first)
+    results.close()  # stops the workers
+    assert consumed <= 3 + 8 * 2 + 1  # bounded read-ahead: the window, not the stream
+
+
+def test_solve_many_rejects_bad_arguments_at_once():
+    with pytest.raises(ValueError, match="jobs"):
+        solve_many([], jobs=0)
+    with pytest.raises(ValueError, match="time_limit_ms"):
+        solve_many([], time_limit_ms=-1)
+    with pytest.raises(ValueError, match="hash_mb"):
+        solve_many([], hash_mb=0)
