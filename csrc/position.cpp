@@ -345,6 +345,17 @@ void Position::do_move(Move m) {
   states_.push_back(next);
 }
 
+uint64_t Position::board_key_after(Move m) const {
+  uint64_t k = st().board_key ^ zobrist::side;
+  Square to = move_to(m);
+  if (is_drop(m)) return k ^ zobrist::psq[make_piece(side_, drop_type(m))][to];
+  Square from = move_from(m);
+  Piece p = board_[from];
+  if (board_[to] != NO_PIECE) k ^= zobrist::psq[board_[to]][to];
+  Piece np = is_promotion(m) ? Piece(p + PROMOTE) : p;
+  return k ^ zobrist::psq[p][from] ^ zobrist::psq[np][to];
+}
+
 void Position::undo_move() {
   const StateInfo& s = states_.back();
   Move m = s.move;

@@ -75,6 +75,8 @@ class Position {
   Bitboard pinned(Color c) const { return blockers_for_king(c) & by_color_[c]; }
 
   void do_move(Move m);
+  // board_key() after do_move(m), without making the move (to prefetch table entries).
+  uint64_t board_key_after(Move m) const;
   void undo_move();
   // True when the move (assumed legal) gives check.
   bool gives_check(Move m) const;
