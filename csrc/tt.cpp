@@ -4,46 +4,7 @@
 #include <cstring>
 #include <new>
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
 namespace usi_mate {
-
-void TranspositionTable::Free::operator()(void* p) const {
-#ifdef __linux__
-  if (mapped_bytes) {
-    munmap(p, mapped_bytes);
-    return;
-  }
-#endif
-  std::free(p);
-}
-
-std::unique_ptr<TranspositionTable::Cluster[], TranspositionTable::Free> TranspositionTable::allocate_zeroed(
-    uint64_t n) {
-  using Ptr = std::unique_ptr<Cluster[], Free>;
-#ifdef __linux__
-  constexpr size_t kHuge = size_t(2) << 20;
-  size_t bytes = size_t(n) * sizeof(Cluster);
-  if (bytes >= kHuge) {
-    size_t len = (bytes + kHuge - 1) / kHuge * kHuge;
-    void* raw = mmap(nullptr, len + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw != MAP_FAILED) {
-      // Trim to a 2 MB-aligned run so that every 2 MB of the table can be one huge page.
-      uintptr_t begin = reinterpret_cast<uintptr_t>(raw);
-      uintptr_t aligned = (begin + kHuge - 1) & ~uintptr_t(kHuge - 1);
-      if (aligned > begin) munmap(raw, aligned - begin);
-      size_t tail = (begin + len + kHuge) - (aligned + len);
-      if (tail) munmap(reinterpret_cast<void*>(aligned + len), tail);
-      void* p = reinterpret_cast<void*>(aligned);
-      madvise(p, len, MADV_HUGEPAGE);  // a hint: without THP the pages stay 4 KB
-      return Ptr(static_cast<Cluster*>(p), Free(len));
-    }
-  }
-#endif
-  return Ptr(static_cast<Cluster*>(std::calloc(n, sizeof(Cluster))), Free());
-}
 
 void TranspositionTable::resize(uint64_t mb) {
   uint64_t n = std::max<uint64_t>(1, (mb << 20) / sizeof(Cluster));
@@ -54,14 +15,14 @@ void TranspositionTable::resize(uint64_t mb) {
   uint64_t old = count_;
   clusters_.reset();  // free first so that old and new never coexist
   count_ = 0;
-  auto p = allocate_zeroed(n);
+  auto* p = static_cast<Cluster*>(std::calloc(n, sizeof(Cluster)));
   if (!p) {
     // Put the old size back (it fitted before), then report the failure.
-    p = allocate_zeroed(old ? old : 1);
-    if (p) { clusters_ = std::move(p); count_ = old ? old : 1; }
+    p = static_cast<Cluster*>(std::calloc(old ? old : 1, sizeof(Cluster)));
+    if (p) { clusters_.reset(p); count_ = old ? old : 1; }
     throw std::bad_alloc();
   }
-  clusters_ = std::move(p);
+  clusters_.reset(p);
   count_ = n;
   dirty_ = false;
 }

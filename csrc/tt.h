@@ -87,20 +87,10 @@ class TranspositionTable {
     // Multiply-shift maps the key's high bits onto any table size, not only powers of two.
     return uint64_t((unsigned __int128)(key >> 1) * count_ >> 63);
   }
-  // Unmaps what allocate_zeroed mapped (mapped_bytes != 0), frees what calloc gave.
-  struct Free {
-    Free() : mapped_bytes(0) {}
-    explicit Free(size_t bytes) : mapped_bytes(bytes) {}
-    void operator()(void* p) const;
-    size_t mapped_bytes;
-  };
-  // Zeroed memory for n clusters, or nullptr. calloc, not a vector: the OS
-  // hands out zeroed pages lazily, so a 1 GB table costs nothing until used,
-  // where value-initialising a vector wrote every page up front (0.5-2.8 s at
-  // isready for 1 GB, measured). On Linux the table is an anonymous mapping
-  // aligned to 2 MB and marked MADV_HUGEPAGE (still zeroed lazily): with 4 KB
-  // pages nearly every probe of a 256 MB table also missed the TLB.
-  static std::unique_ptr<Cluster[], Free> allocate_zeroed(uint64_t n);
+  struct Free { void operator()(void* p) const { std::free(p); } };
+  // calloc, not a vector: the OS hands out zeroed pages lazily, so a 1 GB table
+  // costs nothing until used, where value-initialising a vector wrote every
+  // page up front (0.5-2.8 s at isready for 1 GB, measured).
   std::unique_ptr<Cluster[], Free> clusters_;
   uint64_t count_ = 0;
   bool dirty_ = false;  // written since the last clear
