@@ -186,6 +186,10 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
   if (or_node) generate_checks(*pos_, f.moves);
   else generate_evasions(*pos_, f.moves);
   n = f.moves.size;
+  // Every child's cluster is probed below; a probe is a cache miss in a large
+  // table, so start all the loads now and let them overlap.
+  for (int i = 0; i < n; ++i)
+    tt_.prefetch(TranspositionTable::fix_key(pos_->board_key_after(f.moves[i]) ^ salt_));
   uint16_t budget = child_budget(f.budget);
   MoveList& scratch = frame(ply + 1).moves;  // the child frame is not in use yet
   Bitboard drop_seen;

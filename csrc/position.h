@@ -66,6 +66,8 @@ class Position {
   // Pieces of colour c attacking square s, with occupancy occ.
   Bitboard attackers_to(Color c, Square s, Bitboard occ) const;
   Bitboard attackers_to(Color c, Square s) const { return attackers_to(c, s, occ_); }
+  // attackers_to(c, s, occ) != 0, stopping at the first attacker found.
+  bool attacked(Color c, Square s, Bitboard occ) const;
   // Pieces (of either colour) standing alone between a slider of ~king_color and
   // king_color's king. Those of king_color are pinned; those of the slider's colour
   // give discovered check when they leave the line.
@@ -73,6 +75,8 @@ class Position {
   Bitboard pinned(Color c) const { return blockers_for_king(c) & by_color_[c]; }
 
   void do_move(Move m);
+  // board_key() after do_move(m), without making the move (to prefetch table entries).
+  uint64_t board_key_after(Move m) const;
   void undo_move();
   // True when the move (assumed legal) gives check.
   bool gives_check(Move m) const;
