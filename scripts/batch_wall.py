@@ -14,6 +14,7 @@ checks that every setting gives the same verdicts and lines.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -24,8 +25,11 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+# The usi_mate that this Python imports (an in-place build in the checkout, or the
+# installed package): child processes must import the same one.
+PACKAGE_ROOT = str(Path(importlib.util.find_spec("usi_mate").origin).resolve().parent.parent)
 DEFAULT_FILE = REPO.parent / "shared" / "problems" / "yaneuraou500m_mate5.sfen"
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+ENV = {**os.environ, "PYTHONPATH": PACKAGE_ROOT}
 
 
 def solve_command() -> list[str]:

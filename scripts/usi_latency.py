@@ -17,6 +17,7 @@ Usage: python scripts/usi_latency.py [--runs 3] [--hash 1024] [--search-seconds 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import queue
 import statistics
@@ -28,6 +29,9 @@ from pathlib import Path
 
 HARD = "4k4/9/9/9/9/9/9/9/9 b B4G2S9P2rb2s4n4l9p 1"
 REPO = Path(__file__).resolve().parent.parent
+# The usi_mate that this Python imports (an in-place build in the checkout, or the
+# installed package): child processes must import the same one.
+PACKAGE_ROOT = str(Path(importlib.util.find_spec("usi_mate").origin).resolve().parent.parent)
 
 
 class Engine:
@@ -35,10 +39,10 @@ class Engine:
 
     def __init__(self) -> None:
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "usi_mate"],
-            cwd=REPO,
+            cwd=PACKAGE_ROOT,
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -9,7 +9,6 @@ tests survive search changes such as shortest-mate search.
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import json
 import os
@@ -22,12 +21,17 @@ from pathlib import Path
 
 import pytest
 
+import usi_mate
 from usi_mate import Position
 from usi_mate.batch import Expected, _group_inputs, parse_problem_line, solve_many
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = REPO.parent / "shared" / "problems"
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+# Where the package under test was imported from (the checkout after an in-place
+# build, or site-packages when installed): the child processes must import that
+# same package, and run from there so that an unbuilt checkout cannot shadow it.
+PACKAGE_ROOT = str(Path(usi_mate.__file__).resolve().parent.parent)
+ENV = {**os.environ, "PYTHONPATH": PACKAGE_ROOT}
 # Small tables: every subprocess (and every --jobs worker) allocates one, and
 # these problems need a few MB at most.
 HASH = ["--hash", "16"]
@@ -35,29 +39,9 @@ HASH = ["--hash", "16"]
 pytestmark = pytest.mark.skipif(not PROBLEMS.is_dir(), reason="shared problem files not found")
 
 
-@functools.lru_cache(maxsize=1)
 def solve_command() -> tuple[str, ...]:
-    """The command that runs ``usi-mate solve``: ``python -m usi_mate solve`` once the
-    top-level CLI exists, else ``usi_mate.batch.main`` called directly."""
-    direct = (
-        sys.executable,
-        "-c",
-        "import sys; from usi_mate.batch import main; sys.exit(main(sys.argv[1:]))",
-    )
-    try:
-        probe = subprocess.run(
-            [sys.executable, "-m", "usi_mate", "solve", "--help"],
-            env=ENV,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return direct
-    if probe.returncode == 0 and "usi-mate solve" in probe.stdout:
-        return (sys.executable, "-m", "usi_mate", "solve")
-    return direct
+    """The command that runs ``usi-mate solve``."""
+    return (sys.executable, "-m", "usi_mate", "solve")
 
 
 def run_solve(
@@ -67,6 +51,7 @@ def run_solve(
         [*solve_command(), *args],
         input=stdin,
         env=ENV,
+        cwd=PACKAGE_ROOT,
         check=False,
         capture_output=True,
         text=True,
@@ -340,6 +325,7 @@ def test_sigint_leaves_complete_jsonl_and_exits_130(tmp_path, jobs):
             *HASH,
         ],
         env=ENV,
+        cwd=PACKAGE_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
