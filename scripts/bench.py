@@ -186,11 +186,13 @@ class Verdict:
     reason: str = ""
 
 
-def judge(problem: Problem, answer: Answer) -> Verdict:
-    """Score one answer against the label (see the module docstring)."""
+def judge(problem: Problem, answer: Answer, allow_futile_end: bool = False) -> Verdict:
+    """Score one answer against the label (see the module docstring). With
+    ``allow_futile_end`` a line may end where only futile interpositions remain
+    (usi_mate's default count; cshogi's lines always end in checkmate)."""
     exp = problem.expected
     if answer.status == "mate":
-        bad = check_mate_line(problem.sfen, answer.moves)
+        bad = check_mate_line(problem.sfen, answer.moves, allow_futile_end=allow_futile_end)
         if bad is not None:
             return Verdict("wrong", reason=f"mating line fails replay: {bad}")
         length = len(answer.moves)
@@ -716,7 +718,7 @@ def main(argv: list[str] | None = None) -> int:
             bar.set_description(path.name)
             for problem in problems:
                 ans = enforce_time_limit(ours.solve(problem.sfen), limit_s)
-                rec = Record(problem, ans, judge(problem, ans))
+                rec = Record(problem, ans, judge(problem, ans, allow_futile_end=not args.strict))
                 if peer is not None:
                     pans = enforce_time_limit(peer.solve(problem.sfen), limit_s)
                     rec.peer, rec.peer_verdict = pans, judge(problem, pans)

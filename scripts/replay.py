@@ -39,8 +39,12 @@ def check_mate_line(
     moves: list[str],
     *,
     attacker_moves_must_check: bool = True,
+    allow_futile_end: bool = False,
 ) -> str | None:
     """Return None if ``moves`` (USI) is a valid mating line from ``sfen``, else a short reason.
+
+    With ``allow_futile_end`` the line may also end where every legal reply is a
+    futile interposition (the composers' count; usi_mate.verify judges it).
 
     With ``attacker_moves_must_check=False`` attacker moves need not give check
     (a mate in the ordinary-game sense rather than a tsume line); the final
@@ -71,6 +75,11 @@ def check_mate_line(
     if not board.is_check():
         return "final position: the defender is not in check"
     replies = [cshogi.move_to_usi(m) for m in board.legal_moves]
+    if replies and allow_futile_end and all(r[1] == "*" for r in replies):
+        from usi_mate.verify import only_futile_replies
+
+        if only_futile_replies(board.sfen()):
+            return None
     if replies:
         shown = " ".join(replies[:5]) + (" ..." if len(replies) > 5 else "")
         return f"final position: the defender has {len(replies)} legal replies ({shown})"

@@ -241,57 +241,13 @@ def check_mate_line(sfen: str, moves: list[str], *, and_root: bool = False,
 
 
 def only_futile_replies(sfen: str) -> bool:
-    """True when every legal reply of the side to move (in check) is a drop
-    that the attacker takes with a check, after which the attacker mates even
-    with that piece given back to the defender.
-
-    The capture-and-mate is confirmed with usi_mate itself (cshogi has no
-    complete solver); legality comes from cshogi.
-    """
-    from usi_mate import Position, solve
+    """True when every legal reply (cshogi's list) of the side to move is a futile
+    interposition, as usi_mate.verify judges it (capture-and-mate without the piece)."""
+    from usi_mate.verify import only_futile_replies as judged_futile
 
     board = cshogi.Board(sfen)
     replies = [cshogi.move_to_usi(m) for m in board.legal_moves]
-    if not replies or any(r[1] != "*" for r in replies):
-        return False
-    for reply in replies:
-        pos = Position(sfen)
-        pos.push_usi(reply)
-        square = reply[2:]
-        captures = [m for m in pos.check_moves() if m[2:4] == square and m[1] != "*"]
-        if not any(_mates_without(pos, c, reply[0]) for c in captures):
-            return False
-    return True
-
-
-def _mates_without(pos, capture: str, letter: str) -> bool:
-    """After `capture`, does the attacker mate with one `letter` fewer in hand?"""
-    pos.push_usi(capture)
-    board, side, hands = pos.sfen().split()[:3]
-    pos.pop()
-    attacker_upper = side == "w"  # the defender is to move; the attacker moved last
-    want = letter if attacker_upper else letter.lower()
-    give = letter.lower() if attacker_upper else letter
-    counts: dict[str, int] = {}
-    if hands != "-":
-        n = ""
-        for ch in hands:
-            if ch.isdigit():
-                n += ch
-            else:
-                counts[ch] = counts.get(ch, 0) + (int(n) if n else 1)
-                n = ""
-    if counts.get(want, 0) < 1:
-        return False
-    counts[want] -= 1
-    counts[give] = counts.get(give, 0) + 1
-    order = "RBGSNLPrbgsnlp"
-    hand = "".join(f"{counts[c] if counts[c] > 1 else ''}{c}" for c in order if counts.get(c, 0) > 0) or "-"
-    from usi_mate import solve
-
-    result = solve(f"{board} {side} {hand} 1", root_is_and_node_if_checked=True, nodes_limit=200_000,
-                   hash_mb=16, post_search="None")
-    return result.status == "mate"
+    return bool(replies) and all(r[1] == "*" for r in replies) and judged_futile(sfen)
 
 
 def load_labelled(name: str) -> list[tuple[str, str, str]]:

@@ -1,0 +1,66 @@
+"""Checks on answers: where a mating line may end when futile interpositions are ignored."""
+
+from __future__ import annotations
+
+from ._core import Position
+from .solver import solve
+
+# Hand letters in SFEN order; uppercase is black.
+_HAND_ORDER = "RBGSNLPrbgsnlp"
+
+
+def only_futile_replies(sfen: str, *, nodes_limit: int = 200_000) -> bool:
+    """True when the side to move is in check and every legal reply is a futile interposition.
+
+    A reply is futile (docs/FUTILE.md) when it is a drop that the attacker takes
+    with a checking move, after which the attacker still mates with the captured
+    piece given back to the defender. Such a position ends a line under the
+    composers' count (``ignore_futile_interpositions=True``). Each capture-and-mate
+    is proven with a search of at most ``nodes_limit`` nodes; a search that does
+    not finish counts as "not futile".
+    """
+    pos = Position(sfen)
+    replies = pos.legal_moves()
+    if not pos.is_check() or not replies or any(r[1] != "*" for r in replies):
+        return False
+    for reply in replies:
+        pos.push_usi(reply)
+        square = reply[2:]
+        captures = [m for m in pos.check_moves() if m[1] != "*" and m[2:4] == square]
+        futile = any(_mates_without(pos, c, reply[0], nodes_limit) for c in captures)
+        pos.pop()
+        if not futile:
+            return False
+    return True
+
+
+def _mates_without(pos: Position, capture: str, letter: str, nodes_limit: int) -> bool:
+    """After `capture`, does the attacker still mate with one `letter` moved to the defender?"""
+    pos.push_usi(capture)
+    board, side, hands = pos.sfen().split()[:3]
+    pos.pop()
+    # The defender is to move, so the attacker is the other side.
+    attacker_black = side == "w"
+    taken = letter.upper() if attacker_black else letter.lower()
+    given = letter.lower() if attacker_black else letter.upper()
+    counts: dict[str, int] = {}
+    number = ""
+    for ch in "" if hands == "-" else hands:
+        if ch.isdigit():
+            number += ch
+        else:
+            counts[ch] = counts.get(ch, 0) + (int(number) if number else 1)
+            number = ""
+    if counts.get(taken, 0) < 1:
+        return False
+    counts[taken] -= 1
+    counts[given] = counts.get(given, 0) + 1
+    hand = "".join(f"{counts[c] if counts[c] > 1 else ''}{c}" for c in _HAND_ORDER if counts.get(c, 0) > 0)
+    result = solve(
+        f"{board} {side} {hand or '-'} 1",
+        root_is_and_node_if_checked=True,
+        nodes_limit=nodes_limit,
+        hash_mb=16,
+        post_search="None",
+    )
+    return result.status == "mate"
