@@ -8,7 +8,6 @@ machine's speed.
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from oracle import check_mate_line, load_labelled, verdict_agrees
@@ -189,24 +188,17 @@ def test_bad_input_gives_error_result_or_value_error():
 HARD = "4k4/9/9/9/9/9/9/9/9 b B4G2S9P2rb2s4n4l9p 1"  # a 59-ply problem
 
 
-def test_stop_from_another_thread_returns_promptly():
+def test_stop_from_another_thread_ends_the_search():
+    # The node limit is only a safety net so that an ignored stop fails the test
+    # instead of hanging it; the stop latency is measured by scripts/usi_latency.py.
+    limit = 500_000_000
     s = Solver(hash_mb=16)
-    stopped_at = []
-
-    def stopper():
-        time.sleep(0.3)
-        stopped_at.append(time.perf_counter())
-        s.stop()
-
-    t = threading.Thread(target=stopper)
+    t = threading.Timer(0.3, s.stop)
     t.start()
-    result = s.solve(HARD)
-    returned = time.perf_counter()
+    result = s.solve(HARD, nodes_limit=limit)
     t.join()
     assert result.status == "unknown"
-    # Generous bound: it only catches a stop that is ignored.
-    latency = returned - stopped_at[0]
-    assert latency < 2.0, latency
+    assert result.nodes < limit
 
 
 def test_stop_before_start_after_arm_is_not_lost():

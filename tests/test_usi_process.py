@@ -131,11 +131,10 @@ def test_shogihome_mate_search_ended_by_quit(engine):
     engine.send(f"position sfen {HARD}")
     engine.send("go mate infinite")
     engine.wait_count("info time", 2)  # searching for a while
-    t0 = time.monotonic()
     engine.send("quit")
+    # Gone before ShogiHome's 5 s kill, or wait_exit fails; the latency itself is
+    # measured by scripts/usi_latency.py, not asserted here.
     assert engine.wait_exit(timeout=5.0) == 0
-    elapsed = time.monotonic() - t0
-    assert elapsed < 5.0
     assert not [x for x in engine.lines if x.startswith("info string")]
 
 
