@@ -199,8 +199,6 @@ void Position::compute_state_from_scratch() {
   s.captured = NO_PIECE;
   Square k = king_sq_[side_];
   s.checkers = k == SQ_NONE ? Bitboard() : attackers_to(~side_, k);
-  s.continuous_check[side_] = 0;
-  s.continuous_check[~side_] = s.checkers ? 1 : 0;
   states_.push_back(s);
 }
 
@@ -340,8 +338,6 @@ void Position::do_move(Move m) {
   side_ = ~us;
   Square k = king_sq_[side_];
   next.checkers = k == SQ_NONE ? Bitboard() : attackers_to(us, k);
-  next.continuous_check[us] = next.checkers ? prev.continuous_check[us] + 1 : 0;
-  next.continuous_check[side_] = prev.continuous_check[side_];
   states_.push_back(next);
 }
 

@@ -25,7 +25,6 @@ struct StateInfo {
   Bitboard checkers;   // pieces giving check to the side to move
   Move move;           // the move that led here (MOVE_NONE at the root)
   Piece captured;      // piece captured by that move
-  int continuous_check[COLOR_NB];  // plies of uninterrupted checks by each colour, ending here
 };
 
 class Position {
@@ -59,9 +58,6 @@ class Position {
   int game_ply() const { return start_ply_ + int(states_.size()) - 1; }
   int ply_from_root() const { return int(states_.size()) - 1; }
   Move last_move() const { return st().move; }
-  Piece last_captured() const { return st().captured; }
-  const StateInfo& state(int back) const { return states_[states_.size() - 1 - back]; }
-  int continuous_check(Color c) const { return st().continuous_check[c]; }
 
   // Pieces of colour c attacking square s, with occupancy occ.
   Bitboard attackers_to(Color c, Square s, Bitboard occ) const;
@@ -80,8 +76,6 @@ class Position {
   void undo_move();
   // True when the move (assumed legal) gives check.
   bool gives_check(Move m) const;
-  // The piece type a move moves (for drops, the dropped type).
-  PieceType moving_type(Move m) const { return moved_type(m); }
 
   // Fills a move's moved-type bits from the board; returns MOVE_NONE if the origin
   // holds no piece of the side to move. Used when parsing USI.

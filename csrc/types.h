@@ -76,7 +76,5 @@ constexpr PieceType moved_type(Move m) { return PieceType((m >> 16) & 15); }
 constexpr PieceType moved_after(Move m) {
   return is_promotion(m) ? promoted(moved_type(m)) : moved_type(m);
 }
-// The 16 low bits identify a move within one position (moved type is derivable).
-constexpr uint16_t move16(Move m) { return uint16_t(m & 0xffff); }
 
 }  // namespace usi_mate

@@ -170,7 +170,7 @@ def test_result_fields():
     result = solve("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1")
     assert isinstance(result, MateResult)
     assert result.status == "mate" and result.moves == ["G*5b"] and result.mate_length == 1
-    assert result.nodes > 0 and result.seconds >= 0 and 0 <= result.hashfull <= 1000
+    assert result.nodes > 0 and isinstance(result.seconds, float) and 0 <= result.hashfull <= 1000
     assert solve("startpos").mate_length is None
 
 
