@@ -98,19 +98,26 @@ struct SolveOutput {
   int max_ply = 0;
   std::string error;
   bool min_length_proven = false;
+  // Disproof certificate (see DisproofCertificate): 0 none, 1 built, 2 incomplete, 3 failed.
+  int cert_status = 0;
+  std::vector<std::pair<std::string, std::string>> cert_refutations;
+  uint64_t cert_nodes = 0;
+  std::string cert_failed_at;
+  std::vector<std::string> cert_failed_path;
 };
 
 // Runs the solver on a copy of the position, so the caller's object is never
 // touched while the GIL is released.
 inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes_limit, uint64_t time_ms,
                          bool root_is_and_node_if_checked, int post_search_level,
-                         bool ignore_futile_interpositions) {
+                         bool ignore_futile_interpositions, uint64_t certify_nodes) {
   SearchLimits limits;
   limits.nodes = nodes_limit;
   limits.time_ms = time_ms;
   limits.root_is_and_node_if_checked = root_is_and_node_if_checked;
   limits.post_search = PostSearchLevel(post_search_level);
   limits.ignore_futile_interpositions = ignore_futile_interpositions;
+  limits.certify_nodes = certify_nodes;
   SearchResult r = solver.solve(sfen, limits);
   SolveOutput out;
   out.status = int(r.status);
@@ -121,6 +128,12 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   out.max_ply = r.max_ply_reached;
   out.error = r.error;
   out.min_length_proven = r.min_length_proven;
+  const DisproofCertificate& c = r.certificate;
+  out.cert_status = int(c.status);
+  for (const auto& [sfen, m] : c.refutations) out.cert_refutations.emplace_back(sfen, move_to_usi(m));
+  out.cert_nodes = c.nodes;
+  out.cert_failed_at = c.failed_at;
+  for (Move m : c.failed_path) out.cert_failed_path.push_back(move_to_usi(m));
   return out;
 }
 

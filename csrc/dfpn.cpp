@@ -132,7 +132,7 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
   TTResult r = tt_.probe(key, hand, budget);
   if (r.found && (r.pn == 0 || r.dn == 0)) {
     c.pn = r.pn; c.dn = r.dn; c.hand = r.hand; c.mate_len = r.mate_len;
-  } else if (rep_table_.contains(path_key ^ fk ^ budget_salt(budget))) {
+  } else if (rep_table_.contains(path_result_key(path_key, fk, budget_salt(budget)))) {
     c.pn = PN_INF; c.dn = 0; c.path_dependent = 1; c.mate_len = LEN_INF;
   } else if (r.found) {
     c.pn = r.pn; c.dn = r.dn;
@@ -288,9 +288,17 @@ void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t
       }
       out.path_dependent = f.child[b].path_dependent != 0;
       out.hand = f.child[b].hand;
+      if (is_drop(f.child[b].move)) {
+        PieceType x = drop_type(f.child[b].move);
+        int cap = hand_count(attacker_hand(), x) + hand_count(pos_->hand(~attacker_), x) - 1;
+        if (hand_count(out.hand, x) > cap) out.hand = hand_set(out.hand, x, cap);
+      }
       out.mate_len = add_len(f.child[b].mate_len);
     }
-    if (out.path_dependent) rep_table_.insert(path_key ^ budget_salt(f.budget));
+    if (out.path_dependent) {
+      uint64_t fk = pos_->full_key();
+      rep_table_.insert(path_result_key(path_key ^ fk, fk, budget_salt(f.budget)));
+    }
     else tt_.store(key, out.hand, PN_INF, 0, out.mate_len, amount);
   } else {
     tt_.store(key, attacker_hand(), pn, dn, 0, amount);
@@ -748,6 +756,11 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
     }
   } else if (v.dn == 0 && !depth_cut_) {
     result.status = MateStatus::NoMate;
+    if (limits.certify_nodes) {
+      uint64_t search_nodes = nodes_;
+      certify_no_mate(root_key, result.certificate);
+      nodes_ = search_nodes;  // the result counts the search; the certificate counts its own walk
+    }
   }
   path_.erase(root_key);
   report_progress(root_pn_, root_dn_);

@@ -40,6 +40,9 @@ struct SearchLimits {
   // Futile interpositions (無駄合, see docs/FUTILE.md) are not counted as
   // resistance by the shortest-mate search; false counts every legal reply.
   bool ignore_futile_interpositions = true;
+  // After a "no mate", rebuild a disproof certificate walking at most this
+  // many positions (0: none).
+  uint64_t certify_nodes = 0;
 };
 
 struct SearchProgress {
@@ -52,6 +55,20 @@ struct SearchProgress {
 
 using ProgressFn = void (*)(void* ctx, const SearchProgress& progress);
 
+// An explicit disproof tree rebuilt after a "no mate" (SearchLimits::certify):
+// for every defender position of the tree, the reply that refutes it. A
+// checker that knows nothing of the table (usi_mate.certify) replays it: at
+// attacker nodes every check, at defender nodes the recorded reply, down to
+// positions with no check or repetitions of positions on the path.
+struct DisproofCertificate {
+  enum Status : int { None = 0, Built = 1, Incomplete = 2, Failed = 3 };
+  Status status = None;
+  std::vector<std::pair<std::string, Move>> refutations;  // defender position (SFEN) -> reply
+  uint64_t nodes = 0;             // positions walked
+  std::string failed_at;          // Failed: a defender position with no refutation found
+  std::vector<Move> failed_path;  // Failed: the moves from the root to it
+};
+
 struct SearchResult {
   MateStatus status = MateStatus::Unknown;
   std::vector<Move> pv;      // the mating line (attacker and defender moves)
@@ -61,6 +78,7 @@ struct SearchResult {
   int max_ply_reached = 0;
   std::string error;         // set when the position cannot be searched
   bool min_length_proven = false;  // no shorter mate exists (PostSearchLevel::MinLength finished)
+  DisproofCertificate certificate;  // filled for "no mate" when SearchLimits::certify_nodes > 0
 };
 
 // One child of a node, cached in the node's frame between iterations.
@@ -159,6 +177,10 @@ class Solver {
   bool is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_hand);
   bool only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union);
   void report_progress(uint32_t pn, uint32_t dn);
+  struct CertifyWork;
+  int certify_or(int ply, uint64_t path_key, CertifyWork& w);
+  int certify_and(int ply, uint64_t path_key, CertifyWork& w);
+  void certify_no_mate(uint64_t root_key, DisproofCertificate& out);
 
   TranspositionTable tt_;
   RepetitionTable rep_table_;

@@ -81,8 +81,21 @@ class PathSet {
   uint32_t size_ = 0;  // occupied slots
 };
 
-// Path-dependent "no mate" results, keyed by the XOR of the full keys of every
-// position on the path (the node included). Direct-mapped and overwritable: a
+// Key of a path-dependent result: the node's full key and the XOR of its
+// ancestors' full keys (a set: the result only asks "is this position on the
+// path?", so the order of the ancestors does not matter), salted by the
+// length budget. The node must stay apart from the set: with one XOR over
+// ancestors and node, the result for D below A-B-C had the key of C below
+// A-B-D, and a king walking back and forth reaches both (the false "no mate"
+// on FAIRWAY, issue 16).
+inline uint64_t path_result_key(uint64_t ancestors, uint64_t node, uint64_t budget_salt) {
+  uint64_t z = ancestors ^ budget_salt;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return (z ^ (z >> 31)) ^ node;
+}
+
+// Path-dependent "no mate" results, keyed by path_result_key. Direct-mapped and overwritable: a
 // lost entry only costs a re-search, which finds the same repetition again.
 class RepetitionTable {
  public:

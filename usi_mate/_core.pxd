@@ -1,6 +1,7 @@
 # Declarations of the C++ core (csrc/) used by _core.pyx. Declarations only.
 from libc.stdint cimport uint64_t
 from libcpp.string cimport string
+from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
 
@@ -65,8 +66,13 @@ cdef extern from "api.h" namespace "usi_mate::api":
         int max_ply
         string error
         bint min_length_proven
+        int cert_status
+        vector[pair[string, string]] cert_refutations
+        uint64_t cert_nodes
+        string cert_failed_at
+        vector[string] cert_failed_path
 
-    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint, int, bint) except + nogil
+    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint, int, bint, uint64_t) except + nogil
 
     cdef struct ProbeOutput:
         int status

@@ -188,9 +188,10 @@ cdef class Position:
 
 import threading
 
-from usi_mate.types import MateResult, SearchProgress
+from usi_mate.types import DisproofCertificate, MateResult, SearchProgress
 
 _STATUS = {0: "unknown", 1: "mate", 2: "nomate"}
+_CERT_STATUS = {1: "built", 2: "incomplete", 3: "failed"}
 # PostSearchLevel names (as KomoringHeights spells them) and the core's values.
 POST_SEARCH_LEVELS = {"None": 0, "UpperBound": 1, "MinLength": 2}
 MAX_HASH_MB = 1 << 20
@@ -313,7 +314,7 @@ cdef class Solver:
 
     def solve(self, position, *, time_limit_ms=None, nodes_limit=None, on_progress=None,
               progress_interval_ms=200, root_is_and_node_if_checked=False,
-              post_search="MinLength", ignore_futile_interpositions=True):
+              post_search="MinLength", ignore_futile_interpositions=True, certify_nodes=0):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
 
         The side to move is the attacker; with ``root_is_and_node_if_checked`` a
@@ -337,6 +338,7 @@ cdef class Solver:
         time_ms = _check_limit("time_limit_ms", time_limit_ms)
         nodes = _check_limit("nodes_limit", nodes_limit)
         interval = _check_limit("progress_interval_ms", progress_interval_ms)
+        cert_nodes = _check_limit("certify_nodes", certify_nodes)
         if on_progress is not None and not callable(on_progress):
             raise ValueError("on_progress must be callable")
         if isinstance(position, Position):
@@ -359,13 +361,14 @@ cdef class Solver:
         cdef uint64_t c_nodes = nodes, c_time = time_ms
         cdef bint c_and = bool(root_is_and_node_if_checked)
         cdef bint c_futile = bool(ignore_futile_interpositions)
+        cdef uint64_t c_cert = cert_nodes
         if on_progress is not None:
             self._solver.set_progress(_progress_trampoline, <void*>self, interval)
         else:
             self._solver.set_progress(NULL, NULL, 0)
         try:
             with nogil:
-                out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and, c_level, c_futile)
+                out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and, c_level, c_futile, c_cert)
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
@@ -382,4 +385,11 @@ cdef class Solver:
             hashfull=out.hashfull,
             error=out.error.decode() or None,
             min_length_proven=out.min_length_proven,
+            certificate=None if out.cert_status == 0 else DisproofCertificate(
+                status=_CERT_STATUS[out.cert_status],
+                refutations={a.decode(): b.decode() for a, b in out.cert_refutations},
+                nodes=out.cert_nodes,
+                failed_at=out.cert_failed_at.decode() or None,
+                failed_path=[m.decode() for m in out.cert_failed_path],
+            ),
         )

@@ -9,6 +9,25 @@ MateStatus = Literal["mate", "nomate", "unknown"]
 
 
 @dataclass(frozen=True)
+class DisproofCertificate:
+    """An explicit disproof tree rebuilt after a "no mate" (``certify_nodes``).
+
+    ``refutations`` maps every defender position of the tree (SFEN without the
+    move number) to the reply that refutes it; :func:`usi_mate.certify.verify_no_mate`
+    replays it without the search's table. ``status`` is "built", "incomplete"
+    (the walk ran out of nodes or was stopped) or "failed" (a defender position
+    of the claimed disproof has no refutation: ``failed_at``, reached by
+    ``failed_path`` from the root).
+    """
+
+    status: Literal["built", "incomplete", "failed"]
+    refutations: dict[str, str] = field(default_factory=dict)
+    nodes: int = 0
+    failed_at: str | None = None
+    failed_path: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class MateResult:
     """The outcome of one mate search.
 
@@ -26,6 +45,7 @@ class MateResult:
     hashfull: int = 0
     error: str | None = None
     min_length_proven: bool = False  # no shorter mate exists (post_search="MinLength" finished)
+    certificate: DisproofCertificate | None = None
 
     @property
     def mate_length(self) -> int | None:
