@@ -287,12 +287,7 @@ void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t
           b = i;
       }
       out.path_dependent = f.child[b].path_dependent != 0;
-      out.hand = f.child[b].hand;
-      if (is_drop(f.child[b].move)) {
-        PieceType x = drop_type(f.child[b].move);
-        int cap = hand_count(attacker_hand(), x) + hand_count(pos_->hand(~attacker_), x) - 1;
-        if (hand_count(out.hand, x) > cap) out.hand = hand_set(out.hand, x, cap);
-      }
+      out.hand = and_node_disproof_hand(*pos_, attacker_, f.child[b].hand, f.child[b].move);
       out.mate_len = add_len(f.child[b].mate_len);
     }
     if (out.path_dependent) {

@@ -6,14 +6,15 @@ Public API:
 - :func:`solve` and :class:`Solver`: the df-pn mate search;
 - :func:`solve_many`: many positions, in order, optionally in worker processes;
 - :func:`usi_to_kif`: a line of USI moves in Japanese (KIF) notation;
-- :class:`MateResult`, :class:`SearchProgress`: what a search returns and reports.
+- :class:`MateResult`, :class:`SearchProgress`: what a search returns and reports;
+- :class:`Certification`: an independent check of a "no mate" (``certify=True``).
 """
 
 from ._core import BLACK, START_SFEN, WHITE, Position, Solver
 from .batch import solve_many
 from .kif import usi_to_kif
 from .solver import solve
-from .types import MateResult, SearchProgress
+from .types import Certification, MateResult, SearchProgress
 
 __version__ = "0.1.0"
 
@@ -27,6 +28,7 @@ __all__ = [
     "solve_many",
     "usi_to_kif",
     "MateResult",
+    "Certification",
     "SearchProgress",
     "__version__",
 ]

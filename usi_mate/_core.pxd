@@ -32,6 +32,7 @@ cdef extern from "api.h" namespace "usi_mate::api":
     int side_to_move(const CPosition&)
     string piece_str(const CPosition&, int)
     string last_move_usi(const CPosition&)
+    vector[int] testing_and_node_disproof_hand(const CPosition&, const string&, const vector[int]&) except +
 
 
 cdef extern from "dfpn.h" namespace "usi_mate":

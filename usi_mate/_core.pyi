@@ -63,4 +63,6 @@ class Solver:
         root_is_and_node_if_checked: bool = False,
         post_search: Literal["None", "UpperBound", "MinLength"] = "MinLength",
         ignore_futile_interpositions: bool = True,
+        certify: bool = False,
+        certify_nodes: int = ...,
     ) -> MateResult: ...

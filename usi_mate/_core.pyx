@@ -184,14 +184,30 @@ cdef class Position:
 
 
 # ---------------------------------------------------------------------------
+# Testing hooks: the core's rules on single positions, for unit tests.
+
+def _hand_counts(hand):
+    return [int(hand.get(t, 0)) for t in "PLNSBRG"]
+
+
+def _and_node_disproof_hand(Position position, refutation, child_hand):
+    """Disproof hand of the AND node ``position`` (defender to move) refuted by
+    ``refutation`` whose child has disproof hand ``child_hand`` (dicts P L N S B R G)."""
+    out = testing_and_node_disproof_hand(position._pos[0], _enc(refutation), _hand_counts(child_hand))
+    return dict(zip("PLNSBRG", out))
+
+
+# ---------------------------------------------------------------------------
 # Mate search
 
 import threading
 
-from usi_mate.types import DisproofCertificate, MateResult, SearchProgress
+from usi_mate.types import Certification, MateResult, SearchProgress
 
 _STATUS = {0: "unknown", 1: "mate", 2: "nomate"}
-_CERT_STATUS = {1: "built", 2: "incomplete", 3: "failed"}
+# Positions a disproof tree may hold (walked plus re-searched nodes) before
+# certification gives up as "incomplete": muso-088's tree walks 6,189 positions.
+DEFAULT_CERTIFY_NODES = 2_000_000
 # PostSearchLevel names (as KomoringHeights spells them) and the core's values.
 POST_SEARCH_LEVELS = {"None": 0, "UpperBound": 1, "MinLength": 2}
 MAX_HASH_MB = 1 << 20
@@ -217,6 +233,23 @@ def _check_limit(name, value):
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} must be a non-negative integer or None, not {value!r}")
     return value
+
+
+cdef _certification(sfen, SolveOutput& out, bint root_is_and_node_if_checked):
+    """Checks the core's disproof tree with usi_mate.certify (no table involved)."""
+    from usi_mate.certify import canonical_sfen, verify_no_mate
+
+    if out.cert_status == 2:
+        return Certification("incomplete", out.cert_nodes, "",
+                             "the disproof tree did not fit in certify_nodes (or the search was stopped)")
+    if out.cert_status != 1:
+        path = " ".join(m.decode() for m in out.cert_failed_path)
+        return Certification("refuted", out.cert_nodes, "",
+                             f"no refutation found for {out.cert_failed_at.decode()} "
+                             f"(reached by {path or 'no move'})")
+    refutations = {canonical_sfen(a.decode()): b.decode() for a, b in out.cert_refutations}
+    and_root = root_is_and_node_if_checked and Position(sfen).is_check()
+    return verify_no_mate(sfen, refutations, and_root=and_root)
 
 
 cdef class Solver:
@@ -314,7 +347,8 @@ cdef class Solver:
 
     def solve(self, position, *, time_limit_ms=None, nodes_limit=None, on_progress=None,
               progress_interval_ms=200, root_is_and_node_if_checked=False,
-              post_search="MinLength", ignore_futile_interpositions=True, certify_nodes=0):
+              post_search="MinLength", ignore_futile_interpositions=True, certify=False,
+              certify_nodes=DEFAULT_CERTIFY_NODES):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
 
         The side to move is the attacker; with ``root_is_and_node_if_checked`` a
@@ -331,6 +365,12 @@ cdef class Solver:
         With ``ignore_futile_interpositions`` (default) the shortest-mate search
         does not count futile interpositions (無駄合, docs/FUTILE.md) as
         resistance, as problem composers do; False counts every legal reply.
+
+        With ``certify``, a "no mate" is checked independently of the search:
+        the core rebuilds an explicit disproof tree (at most ``certify_nodes``
+        positions walked and re-searched) and :mod:`usi_mate.certify` replays
+        it without the table; the result's ``certification`` says whether it
+        held (see :class:`Certification`).
         """
         if post_search not in POST_SEARCH_LEVELS:
             raise ValueError(f"post_search must be one of {', '.join(POST_SEARCH_LEVELS)}, not {post_search!r}")
@@ -338,7 +378,7 @@ cdef class Solver:
         time_ms = _check_limit("time_limit_ms", time_limit_ms)
         nodes = _check_limit("nodes_limit", nodes_limit)
         interval = _check_limit("progress_interval_ms", progress_interval_ms)
-        cert_nodes = _check_limit("certify_nodes", certify_nodes)
+        cert_nodes = _check_limit("certify_nodes", certify_nodes) if certify else 0
         if on_progress is not None and not callable(on_progress):
             raise ValueError("on_progress must be callable")
         if isinstance(position, Position):
@@ -385,11 +425,5 @@ cdef class Solver:
             hashfull=out.hashfull,
             error=out.error.decode() or None,
             min_length_proven=out.min_length_proven,
-            certificate=None if out.cert_status == 0 else DisproofCertificate(
-                status=_CERT_STATUS[out.cert_status],
-                refutations={a.decode(): b.decode() for a, b in out.cert_refutations},
-                nodes=out.cert_nodes,
-                failed_at=out.cert_failed_at.decode() or None,
-                failed_path=[m.decode() for m in out.cert_failed_path],
-            ),
+            certification=_certification(sfen, out, c_and) if certify and out.status == 2 else None,
         )

@@ -392,14 +392,15 @@ def solve_many(
     hash_mb: int = 256,
     post_search: str = "MinLength",
     ignore_futile_interpositions: bool = True,
+    certify: bool = False,
 ) -> Iterator[MateResult]:
     """Solve many positions, yielding one :class:`MateResult` per position in input order.
 
     ``positions`` is any iterable of :class:`Position` objects or position text
     (SFEN, ``"sfen ... moves ..."``, ``"startpos moves ..."``); it is read
     lazily, at most a few problems per worker ahead of the results. Limits
-    apply to each problem; ``post_search`` and ``ignore_futile_interpositions``
-    are those of :meth:`Solver.solve`. With ``jobs=1`` the search runs in this process;
+    apply to each problem; ``post_search``, ``ignore_futile_interpositions``
+    and ``certify`` are those of :meth:`Solver.solve`. With ``jobs=1`` the search runs in this process;
     with more, in ``jobs`` worker processes with a ``hash_mb`` table each.
 
     As with :meth:`Solver.solve`, a position that cannot be read gives a result
@@ -422,6 +423,7 @@ def solve_many(
         "nodes_limit": nodes_limit,
         "post_search": post_search,
         "ignore_futile_interpositions": bool(ignore_futile_interpositions),
+        "certify": bool(certify),
     }
     return _solve_many(positions, jobs, options, hash_mb)
 
@@ -476,6 +478,7 @@ RECORD_FIELDS = [
     "agrees",
     "error",
     "min_length_proven",
+    "certified",
     "source",
     "line",
 ]
@@ -484,6 +487,7 @@ RECORD_FIELDS = [
 def _record(problem: Problem, result: MateResult | None, error: str | None, check: bool) -> dict:
     """The output record of one problem (field order = RECORD_FIELDS)."""
     min_length_proven = None
+    certified = None
     if result is None:
         status, length, moves, nodes, seconds = "error", None, [], 0, 0.0
     else:
@@ -494,9 +498,15 @@ def _record(problem: Problem, result: MateResult | None, error: str | None, chec
             # Whether no shorter mate exists (the shortest-mate post-search
             # finished); None from a core that does not report it.
             min_length_proven = getattr(result, "min_length_proven", None)
+        certification = getattr(result, "certification", None)
+        if certification is not None:
+            certified = certification.status
+            if certification.status == "refuted":
+                # A "no mate" the independent check does not back is a bug to report, not a verdict.
+                error = f"no mate not certified: {certification.reason}"
     agrees = None
     if check and problem.expected is not None:
-        agrees = problem.expected.agrees(status, length)
+        agrees = problem.expected.agrees(status, length) and certified != "refuted"
     elif check and status == "error":
         agrees = False  # a line that could not be read confirms no label
     return {
@@ -511,6 +521,7 @@ def _record(problem: Problem, result: MateResult | None, error: str | None, chec
         "agrees": agrees,
         "error": error,
         "min_length_proven": min_length_proven,
+        "certified": certified,
         "source": problem.source,
         "line": problem.line,
     }
@@ -575,6 +586,9 @@ def _verdict(record: dict) -> str:
         # may exist. Worth seeing next to a length that differs from its label.
         unsure = "?" if record.get("min_length_proven") is False else ""
         return f"mate {record['length']}{unsure}"
+    if record["status"] == "nomate" and record.get("certified"):
+        # nomate+ certified, nomate! refuted (a bug), nomate~ tree too large to check
+        return "nomate" + {"certified": "+", "refuted": "!", "incomplete": "~"}[record["certified"]]
     return record["status"]
 
 
@@ -810,6 +824,7 @@ def _search_options(args: argparse.Namespace) -> dict:
         "nodes_limit": args.nodes,
         "post_search": args.post_search,
         "ignore_futile_interpositions": not args.strict,
+        "certify": args.certify,
     }
 
 
@@ -842,6 +857,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="count futile interpositions as resistance (as the yaneuraou labels do); "
         "by default they are left out, as composers count",
+    )
+    p.add_argument(
+        "--certify",
+        action="store_true",
+        help="check every 'no mate' independently: rebuild an explicit disproof tree and "
+        "replay it without the search's table (nomate+ certified, nomate~ too large to "
+        "check, nomate! not backed: please report it)",
     )
     p.add_argument(
         "--hash",
@@ -885,6 +907,9 @@ class _Tally:
     disagreements: list[dict] = field(default_factory=list)
     unlabelled: int = 0
     unsure_lengths: int = 0
+    certified: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("certified", "refuted", "incomplete"), 0)
+    )
     search_seconds: float = 0.0
     written: int = 0
 
@@ -896,6 +921,8 @@ class _Tally:
             self.disagreements.append(record)
         if record["status"] == "mate" and record.get("min_length_proven") is False:
             self.unsure_lengths += 1
+        if record.get("certified") is not None:
+            self.certified[record["certified"]] += 1
 
     def table(self, total: int, wall: float, check: bool, interrupted: bool) -> str:
         rows = [
@@ -915,6 +942,12 @@ class _Tally:
         table = "".join(f"{name:<14}{value:>12}\n" for name, value in rows)
         if self.unsure_lengths:
             table += f"(mate N?: {self.unsure_lengths} not proven shortest within the limits)\n"
+        if any(self.certified.values()):
+            c = self.certified
+            table += (
+                f"(no mate checked without the table: {c['certified']} certified, "
+                f"{c['incomplete']} too large to check, {c['refuted']} NOT BACKED)\n"
+            )
         return table
 
 

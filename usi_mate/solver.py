@@ -18,6 +18,7 @@ def solve(
     root_is_and_node_if_checked: bool = False,
     post_search: str = "MinLength",
     ignore_futile_interpositions: bool = True,
+    certify: bool = False,
 ) -> MateResult:
     """Search ``position`` for a mate with a fresh table of ``hash_mb`` MB.
 
@@ -27,6 +28,8 @@ def solve(
     the longest defence), "UpperBound" or "None" (the first proof, fastest).
     ``ignore_futile_interpositions`` (default) leaves futile interpositions
     (無駄合) out of the count and the line, as composers do.
+    With ``certify``, a "no mate" is checked by replaying an explicit
+    disproof tree without the search's table (``result.certification``).
     Returns a :class:`MateResult`; for many problems in a row, keep a
     :class:`Solver` instead so the table is allocated once.
     """
@@ -38,4 +41,5 @@ def solve(
         root_is_and_node_if_checked=root_is_and_node_if_checked,
         post_search=post_search,
         ignore_futile_interpositions=ignore_futile_interpositions,
+        certify=certify,
     )

@@ -9,22 +9,32 @@ MateStatus = Literal["mate", "nomate", "unknown"]
 
 
 @dataclass(frozen=True)
-class DisproofCertificate:
-    """An explicit disproof tree rebuilt after a "no mate" (``certify_nodes``).
+class Certification:
+    """Whether a "no mate" was checked independently of the search (``certify=True``).
 
-    ``refutations`` maps every defender position of the tree (SFEN without the
-    move number) to the reply that refutes it; :func:`usi_mate.certify.verify_no_mate`
-    replays it without the search's table. ``status`` is "built", "incomplete"
-    (the walk ran out of nodes or was stopped) or "failed" (a defender position
-    of the claimed disproof has no refutation: ``failed_at``, reached by
-    ``failed_path`` from the root).
+    After a disproof the core rebuilds an explicit disproof tree: for every
+    defender position in it, the reply that refutes the attack
+    (``refutations``: SFEN without move number -> USI move).
+    :func:`usi_mate.certify.verify_no_mate` replays the tree with a move
+    generator and plain recursion, without the search's table, hands or
+    superiority. ``status``:
+
+    - ``"certified"``: the tree was replayed and proves that no mate exists;
+    - ``"refuted"``: the tree does not hold (``reason`` names the position);
+      the "no mate" is not backed and should be reported as a bug;
+    - ``"incomplete"``: the tree was too large for the node budget, or the
+      search was stopped: nothing was checked.
+
+    ``nodes`` counts the positions replayed (or walked, when no tree could be
+    built) and ``generator`` names the replay's move generator ("cshogi" when
+    installed, else "usi_mate").
     """
 
-    status: Literal["built", "incomplete", "failed"]
-    refutations: dict[str, str] = field(default_factory=dict)
+    status: Literal["certified", "refuted", "incomplete"]
     nodes: int = 0
-    failed_at: str | None = None
-    failed_path: list[str] = field(default_factory=list)
+    generator: str = ""
+    reason: str | None = None
+    refutations: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -45,7 +55,7 @@ class MateResult:
     hashfull: int = 0
     error: str | None = None
     min_length_proven: bool = False  # no shorter mate exists (post_search="MinLength" finished)
-    certificate: DisproofCertificate | None = None
+    certification: Certification | None = None  # only for "nomate" with certify=True
 
     @property
     def mate_length(self) -> int | None:
