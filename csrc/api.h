@@ -48,9 +48,13 @@ inline Move parse_legal_move(const Position& pos, const std::string& usi) {
                                 square_to_usi(move_from(m16)));
   MoveList list;
   generate_legal(pos, list);
-  for (Move legal : list)
-    if (legal == m) return m;
-  throw std::invalid_argument("illegal move '" + usi + "' in " + pos.sfen());
+  bool legal = false;
+  for (Move x : list) legal |= x == m;
+  if (!legal) throw std::invalid_argument("illegal move '" + usi + "' in " + pos.sfen());
+  // Only reachable when the side not to move was in check, which no legal game allows.
+  if (!is_drop(m) && type_of(pos.piece_on(move_to(m))) == KING)
+    throw std::invalid_argument("illegal move '" + usi + "': it captures the king (the position before it was illegal)");
+  return m;
 }
 
 inline void push_usi(Position& pos, const std::string& usi) { pos.do_move(parse_legal_move(pos, usi)); }
@@ -102,16 +106,18 @@ inline std::vector<int> testing_and_node_disproof_hand(const Position& pos, cons
 }  // namespace api
 }  // namespace usi_mate
 
-#include "dfpn.h"
+#include "solver.h"
 
 namespace usi_mate {
 namespace api {
 
 // A finished search in plain types for Cython.
 struct SolveOutput {
-  int status = 0;  // 0 unknown, 1 mate, 2 no mate
+  int status = 0;       // MateStatus: 0 unknown, 1 mate, 2 no mate, 3 invalid
+  int stop_reason = 0;  // StopReason
   std::vector<std::string> pv;
   uint64_t nodes = 0;
+  uint64_t line_nodes = 0;
   uint64_t time_ms = 0;
   int hashfull = 0;
   int max_ply = 0;
@@ -129,7 +135,7 @@ struct SolveOutput {
 // touched while the GIL is released.
 inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes_limit, uint64_t time_ms,
                          bool root_is_and_node_if_checked, int post_search_level,
-                         bool ignore_futile_interpositions, uint64_t certify_nodes) {
+                         bool ignore_futile_interpositions, uint64_t certify_nodes, int max_length) {
   SearchLimits limits;
   limits.nodes = nodes_limit;
   limits.time_ms = time_ms;
@@ -137,9 +143,12 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   limits.post_search = PostSearchLevel(post_search_level);
   limits.ignore_futile_interpositions = ignore_futile_interpositions;
   limits.certify_nodes = certify_nodes;
+  limits.max_length = max_length;
   SearchResult r = solver.solve(sfen, limits);
   SolveOutput out;
   out.status = int(r.status);
+  out.stop_reason = int(r.stop_reason);
+  out.line_nodes = r.line_nodes;
   for (Move m : r.pv) out.pv.push_back(move_to_usi(m));
   out.nodes = r.nodes;
   out.time_ms = r.time_ms;

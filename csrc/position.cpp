@@ -24,6 +24,7 @@ uint64_t splitmix(uint64_t& x) {
 }
 
 const char* kPieceChars = " PLNSBRGK";  // index = unpromoted piece type
+const char* kPieceNames[8] = {"", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold"};
 // Pieces per type in a full set (both colours together); kings per colour.
 constexpr int kFullSet[8] = {0, 18, 4, 4, 4, 2, 2, 4};
 
@@ -169,11 +170,34 @@ void Position::set_sfen(const std::string& input) {
     if (counts[pt] > kFullSet[pt])
       throw std::invalid_argument(std::string("more ") + kPieceChars[pt] + " pieces than a full set has (" +
                                   std::to_string(counts[pt]) + " > " + std::to_string(kFullSet[pt]) + ")");
+  // Pieces that could never move again, and two unpromoted pawns of one side on
+  // a file: no game reaches such a board, and the move generator assumes neither.
+  for (Square s = 0; s < SQ_NB; ++s) {
+    Piece p = b[s];
+    if (p == NO_PIECE) continue;
+    PieceType pt = type_of(p);
+    int r = relative_rank(color_of(p), rank_of(s));
+    if (((pt == PAWN || pt == LANCE) && r == 0) || (pt == KNIGHT && r <= 1))
+      throw std::invalid_argument(std::string(color_of(p) == BLACK ? "black " : "white ") + kPieceNames[pt] + " on " +
+                                  square_to_usi(s) + " can never move (a dead piece)");
+  }
+  for (int c = 0; c < 2; ++c)
+    for (int f = 0; f < 9; ++f) {
+      int pawns = 0;
+      for (int r = 0; r < 9; ++r) pawns += b[make_square(f, r)] == make_piece(Color(c), PAWN);
+      if (pawns > 1)
+        throw std::invalid_argument(std::string("two unpromoted ") + (c == BLACK ? "black" : "white") +
+                                    " pawns on file " + std::to_string(f + 1) + " (nifu)");
+    }
+  // The move number saturates at kMaxMoveNumber, as sfen() writes it: every
+  // number either produces is read back (a GUI may send 999999998 and moves).
   int start_ply = 1;
   if (has_ply) {
-    if (ply.size() > 9 || ply.find_first_not_of("0123456789") != std::string::npos)
-      throw std::invalid_argument("move number must be a non-negative integer, not '" + ply + "'");
-    start_ply = std::stoi(ply);
+    if (ply.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("move number must be a non-negative integer, not '" + ply.substr(0, 20) + "'");
+    int64_t n = 0;
+    for (char ch : ply) n = std::min<int64_t>(n * 10 + (ch - '0'), kMaxMoveNumber);
+    start_ply = int(n);
   }
 
   clear();

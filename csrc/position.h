@@ -7,6 +7,7 @@
 // repetition detection.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,8 @@ class Position {
   void set_sfen(const std::string& sfen);
   std::string sfen() const;
   static const char* kStartSfen;
+  // Move numbers saturate here, when read and when written (see set_sfen).
+  static constexpr int kMaxMoveNumber = 1000000000;
 
   Color side_to_move() const { return side_; }
   Piece piece_on(Square s) const { return board_[s]; }
@@ -55,7 +58,7 @@ class Position {
   uint64_t full_key() const { return st().board_key + st().hand_key; }
   Bitboard checkers() const { return st().checkers; }
   bool in_check() const { return bool(st().checkers); }
-  int game_ply() const { return start_ply_ + int(states_.size()) - 1; }
+  int64_t game_ply() const { return std::min<int64_t>(int64_t(start_ply_) + ply_from_root(), kMaxMoveNumber); }
   int ply_from_root() const { return int(states_.size()) - 1; }
   Move last_move() const { return st().move; }
 

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mix.h"
+
 namespace usi_mate {
 
 // The full keys of the positions on the current search path, as a counted
@@ -89,10 +91,7 @@ class PathSet {
 // A-B-D, and a king walking back and forth reaches both (the false "no mate"
 // on FAIRWAY, issue 16).
 inline uint64_t path_result_key(uint64_t ancestors, uint64_t node, uint64_t budget_salt) {
-  uint64_t z = ancestors ^ budget_salt;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return (z ^ (z >> 31)) ^ node;
+  return mix64(ancestors ^ budget_salt) ^ node;
 }
 
 // Path-dependent "no mate" results, keyed by path_result_key. Direct-mapped and overwritable: a

@@ -90,6 +90,10 @@ def looping_position(rng: random.Random) -> str | None:
         return None
     hand = rng.choice(["-", "-", "-", "P", "G", "S", "N", "L", "2P"])
     sfen = f"{_board_field(squares)} b {hand} 1"
+    try:
+        Position(sfen)  # more pieces of a type than a full set has
+    except ValueError:
+        return None
     if cshogi.Board(sfen).is_check() or cshogi.Board(sfen.replace(" b ", " w ")).is_check():
         return None
     return sfen

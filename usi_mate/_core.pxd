@@ -35,7 +35,7 @@ cdef extern from "api.h" namespace "usi_mate::api":
     vector[int] testing_and_node_disproof_hand(const CPosition&, const string&, const vector[int]&) except +
 
 
-cdef extern from "dfpn.h" namespace "usi_mate":
+cdef extern from "solver.h" namespace "usi_mate":
     cdef struct SearchProgress_c "usi_mate::SearchProgress":
         uint64_t nodes
         uint64_t time_ms
@@ -60,8 +60,10 @@ cdef extern from "dfpn.h" namespace "usi_mate":
 cdef extern from "api.h" namespace "usi_mate::api":
     cdef struct SolveOutput:
         int status
+        int stop_reason
         vector[string] pv
         uint64_t nodes
+        uint64_t line_nodes
         uint64_t time_ms
         int hashfull
         int max_ply
@@ -73,7 +75,7 @@ cdef extern from "api.h" namespace "usi_mate::api":
         string cert_failed_at
         vector[string] cert_failed_path
 
-    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint, int, bint, uint64_t) except + nogil
+    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint, int, bint, uint64_t, int) except + nogil
 
     cdef struct ProbeOutput:
         int status

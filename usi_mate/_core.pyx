@@ -24,6 +24,11 @@ def split_position_text(text):
     """
     if not isinstance(text, str):
         raise TypeError(f"position must be given as a string, not {type(text).__name__}")
+    if not text.isascii():
+        bad = next(c for c in text if not c.isascii())
+        raise ValueError(f"position text must be ASCII (SFEN and USI moves); found {bad!r}")
+    if "\x00" in text:
+        raise ValueError("position text contains a NUL character")
     tokens = text.split()
     if tokens and tokens[0] == "position":
         tokens = tokens[1:]
@@ -204,13 +209,41 @@ import threading
 
 from usi_mate.types import Certification, MateResult, SearchProgress
 
-_STATUS = {0: "unknown", 1: "mate", 2: "nomate"}
+_STATUS = {0: "unknown", 1: "mate", 2: "nomate", 3: "invalid"}
+# Why a search ended without a verdict (the core's StopReason).
+_STOP_REASON = {0: None, 1: "nodes", 2: "time", 3: "stop", 4: "depth", 5: "length", 6: "line"}
 # Positions a disproof tree may hold (walked plus re-searched nodes) before
 # certification gives up as "incomplete": muso-088's tree walks 6,189 positions.
 DEFAULT_CERTIFY_NODES = 2_000_000
 # PostSearchLevel names (as KomoringHeights spells them) and the core's values.
 POST_SEARCH_LEVELS = {"None": 0, "UpperBound": 1, "MinLength": 2}
 MAX_HASH_MB = 1 << 20
+# Limits beyond these are typos, not intentions: 2^53 ms is 285,000 years and
+# 10^15 nodes thirty years of search, and both stay exact in a JavaScript
+# number (GUIs such as ShogiHome store option values as such).
+MAX_TIME_MS = 1 << 53
+MAX_NODES = 10**15
+MAX_LENGTH = 3999  # the search follows paths of fewer than 4000 plies
+# Search threads get a large stack: the search recurses once per ply (up to
+# 4000), and some platforms give new threads only 512 KB to 1 MB.
+SEARCH_THREAD_STACK = 64 << 20
+_stack_lock = threading.Lock()
+
+
+def start_search_thread(target, args=(), name="usi-mate-search", daemon=True):
+    """Start a thread for searches, with a stack large enough for the deepest ones."""
+    with _stack_lock:
+        old = threading.stack_size()
+        try:
+            threading.stack_size(SEARCH_THREAD_STACK)
+        except (ValueError, RuntimeError):
+            pass  # a platform without settable stacks keeps its default
+        try:
+            thread = threading.Thread(target=target, args=args, name=name, daemon=daemon)
+            thread.start()
+        finally:
+            threading.stack_size(old)
+    return thread
 
 
 cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept with gil:
@@ -227,27 +260,38 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
         solver._solver.stop()
 
 
-def _check_limit(name, value):
+def _check_limit(name, value, maximum=MAX_NODES):
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer or None, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be a non-negative integer or None, not {value!r}")
+    if not 0 <= value <= maximum:
+        raise ValueError(f"{name} must be from 0 to {maximum} (or None for no limit), not {value}")
     return value
 
 
-cdef _certification(sfen, SolveOutput& out, bint root_is_and_node_if_checked):
+def _position_sfen(position):
+    """The SFEN a search starts from; ValueError/TypeError for what is not a position."""
+    if isinstance(position, Position):
+        return position.sfen()
+    if not isinstance(position, str):
+        raise TypeError(f"position must be a Position or position text, not {type(position).__name__}")
+    return Position(position).sfen()
+
+
+def _certification(sfen, out, bint root_is_and_node_if_checked):
     """Checks the core's disproof tree with usi_mate.certify (no table involved)."""
     from usi_mate.certify import canonical_sfen, verify_no_mate
 
-    if out.cert_status == 2:
-        return Certification("incomplete", out.cert_nodes, "",
+    status, refutations, nodes, failed_at, failed_path = out["certificate"]
+    if status == 2:
+        return Certification("incomplete", nodes, "",
                              "the disproof tree did not fit in certify_nodes (or the search was stopped)")
-    if out.cert_status != 1:
-        path = " ".join(m.decode() for m in out.cert_failed_path)
-        return Certification("refuted", out.cert_nodes, "",
-                             f"no refutation found for {out.cert_failed_at.decode()} "
-                             f"(reached by {path or 'no move'})")
-    refutations = {canonical_sfen(a.decode()): b.decode() for a, b in out.cert_refutations}
+    if status != 1:
+        path = " ".join(failed_path)
+        return Certification("refuted", nodes, "",
+                             f"no refutation found for {failed_at} (reached by {path or 'no move'})")
+    refutations = {canonical_sfen(a): b for a, b in refutations}
     and_root = root_is_and_node_if_checked and Position(sfen).is_check()
     return verify_no_mate(sfen, refutations, and_root=and_root)
 
@@ -284,7 +328,9 @@ cdef class Solver:
 
     @staticmethod
     def _validate_hash(hash_mb):
-        if isinstance(hash_mb, bool) or not isinstance(hash_mb, int) or not 1 <= hash_mb <= MAX_HASH_MB:
+        if isinstance(hash_mb, bool) or not isinstance(hash_mb, int):
+            raise TypeError(f"hash_mb must be an integer from 1 to {MAX_HASH_MB}, not {hash_mb!r}")
+        if not 1 <= hash_mb <= MAX_HASH_MB:
             raise ValueError(f"hash_mb must be an integer from 1 to {MAX_HASH_MB}, not {hash_mb!r}")
         return hash_mb
 
@@ -297,6 +343,11 @@ cdef class Solver:
     def hashfull(self):
         """Per mille of the transposition table in use (sampled)."""
         return self._solver.hashfull()
+
+    @property
+    def state(self):
+        """"idle", "armed" (see arm()) or "running"."""
+        return self._state
 
     def resize(self, hash_mb):
         """Reallocate the table with a new size (clears it)."""
@@ -319,12 +370,19 @@ cdef class Solver:
 
         Protocol layers call this in the thread that reads commands before they
         start the search thread, so that a stop arriving in between is not lost.
+        The next solve() (whatever its outcome, an exception included) disarms it.
         """
         with self._lock:
             if self._state != "idle":
                 raise RuntimeError("a search is already running")
             self._solver.reset_stop()
             self._state = "armed"
+
+    def disarm(self):
+        """Undo arm() when no solve() follows (a no-op unless armed)."""
+        with self._lock:
+            if self._state == "armed":
+                self._state = "idle"
 
     def stop(self):
         """Ask a running (or armed) search to stop; safe from any thread, a no-op when idle."""
@@ -348,13 +406,22 @@ cdef class Solver:
     def solve(self, position, *, time_limit_ms=None, nodes_limit=None, on_progress=None,
               progress_interval_ms=200, root_is_and_node_if_checked=False,
               post_search="MinLength", ignore_futile_interpositions=True, certify=False,
-              certify_nodes=DEFAULT_CERTIFY_NODES):
+              certify_nodes=DEFAULT_CERTIFY_NODES, max_length=None):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
 
         The side to move is the attacker; with ``root_is_and_node_if_checked`` a
         side to move that is in check is the defender instead. Returns a
-        MateResult; never raises for a position it cannot search (the result has
-        status "unknown" and an error), but raises ValueError for bad arguments.
+        MateResult. Raises ValueError for malformed position text (the message
+        says why) and for bad arguments, TypeError for arguments of the wrong
+        type. A position that parses but cannot be searched (no defender king,
+        the side not to move in check) gives status "invalid" with ``error``.
+
+        ``time_limit_ms`` and ``nodes_limit`` (None: no limit) end the search
+        with status "unknown" and ``stop_reason`` "time" or "nodes"; they hold
+        within a few percent plus a few milliseconds (the line of a proven mate
+        may use a small grace to be rebuilt). ``max_length``: only mates of at
+        most this many plies count ("unknown" with stop_reason "length" when
+        there is none that short).
 
         ``post_search`` says what happens after the first proof: "None" reports
         it as it is, "UpperBound" a line as long as its proven bound, and
@@ -371,44 +438,36 @@ cdef class Solver:
         positions walked and re-searched) and :mod:`usi_mate.certify` replays
         it without the table; the result's ``certification`` says whether it
         held (see :class:`Certification`).
+
+        In the main thread the search runs in a helper thread so that Ctrl-C
+        (KeyboardInterrupt) stops it and is raised here.
         """
-        if post_search not in POST_SEARCH_LEVELS:
-            raise ValueError(f"post_search must be one of {', '.join(POST_SEARCH_LEVELS)}, not {post_search!r}")
-        cdef int c_level = POST_SEARCH_LEVELS[post_search]
-        time_ms = _check_limit("time_limit_ms", time_limit_ms)
-        nodes = _check_limit("nodes_limit", nodes_limit)
-        interval = _check_limit("progress_interval_ms", progress_interval_ms)
-        cert_nodes = _check_limit("certify_nodes", certify_nodes) if certify else 0
-        if on_progress is not None and not callable(on_progress):
-            raise ValueError("on_progress must be callable")
-        if isinstance(position, Position):
-            sfen = position.sfen()
-        else:
-            try:
-                sfen = Position(position).sfen()
-            except ValueError as e:
-                return MateResult(status="unknown", error=str(e))
+        # A solve() ends an arm(), whatever happens: validate, then search.
+        try:
+            request = self._request(position, time_limit_ms, nodes_limit, on_progress,
+                                    progress_interval_ms, root_is_and_node_if_checked,
+                                    post_search, ignore_futile_interpositions, certify,
+                                    certify_nodes, max_length)
+        except BaseException:
+            self.disarm()
+            raise
         with self._lock:
             if self._state == "running":
                 raise RuntimeError("this Solver is already searching (use one Solver per thread)")
             if self._state == "idle":
                 self._solver.reset_stop()
             self._state = "running"
-        self._on_progress = on_progress
-        self._callback_error = None
-        cdef string c_sfen = sfen.encode()
-        cdef SolveOutput out
-        cdef uint64_t c_nodes = nodes, c_time = time_ms
-        cdef bint c_and = bool(root_is_and_node_if_checked)
-        cdef bint c_futile = bool(ignore_futile_interpositions)
-        cdef uint64_t c_cert = cert_nodes
-        if on_progress is not None:
-            self._solver.set_progress(_progress_trampoline, <void*>self, interval)
-        else:
-            self._solver.set_progress(NULL, NULL, 0)
         try:
-            with nogil:
-                out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and, c_level, c_futile, c_cert)
+            self._on_progress = on_progress
+            self._callback_error = None
+            if on_progress is not None:
+                self._solver.set_progress(_progress_trampoline, <void*>self, request["interval"])
+            else:
+                self._solver.set_progress(NULL, NULL, 0)
+            if threading.current_thread() is threading.main_thread():
+                out = self._solve_interruptible(request)
+            else:
+                out = self._solve_native(request)
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
@@ -417,13 +476,92 @@ cdef class Solver:
         if self._callback_error is not None:
             err, self._callback_error = self._callback_error, None
             raise err
+        certification = None
+        if certify and out["status"] == 2:
+            certification = _certification(request["sfen"], out, request["and_root"])
         return MateResult(
-            status=_STATUS[out.status],
-            moves=[m.decode() for m in out.pv],
-            nodes=out.nodes,
-            seconds=out.time_ms / 1000.0,
-            hashfull=out.hashfull,
-            error=out.error.decode() or None,
-            min_length_proven=out.min_length_proven,
-            certification=_certification(sfen, out, c_and) if certify and out.status == 2 else None,
+            status=_STATUS[out["status"]],
+            moves=out["pv"],
+            nodes=out["nodes"],
+            seconds=out["time_ms"] / 1000.0,
+            hashfull=out["hashfull"],
+            error=out["error"] or None,
+            min_length_proven=out["min_length_proven"],
+            certification=certification,
+            stop_reason=_STOP_REASON[out["stop_reason"]],
+            line_nodes=out["line_nodes"],
         )
+
+    def _request(self, position, time_limit_ms, nodes_limit, on_progress, progress_interval_ms,
+                 root_is_and_node_if_checked, post_search, ignore_futile_interpositions, certify,
+                 certify_nodes, max_length):
+        if post_search not in POST_SEARCH_LEVELS:
+            raise ValueError(f"post_search must be one of {', '.join(POST_SEARCH_LEVELS)}, not {post_search!r}")
+        if on_progress is not None and not callable(on_progress):
+            raise TypeError("on_progress must be callable")
+        if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int)):
+            raise TypeError(f"max_length must be a positive integer or None, not {max_length!r}")
+        if max_length is not None and not 1 <= max_length <= MAX_LENGTH:
+            raise ValueError(f"max_length must be from 1 to {MAX_LENGTH} (or None), not {max_length}")
+        return {
+            "sfen": _position_sfen(position),
+            "time": _check_limit("time_limit_ms", time_limit_ms, MAX_TIME_MS),
+            "nodes": _check_limit("nodes_limit", nodes_limit),
+            "interval": _check_limit("progress_interval_ms", progress_interval_ms, MAX_TIME_MS),
+            "certify_nodes": _check_limit("certify_nodes", certify_nodes) if certify else 0,
+            "and_root": bool(root_is_and_node_if_checked),
+            "level": POST_SEARCH_LEVELS[post_search],
+            "futile": bool(ignore_futile_interpositions),
+            "max_length": max_length or 0,
+        }
+
+    def _solve_native(self, request):
+        """The search itself, without the GIL; the core's output as plain Python values."""
+        cdef string c_sfen = request["sfen"].encode()
+        cdef uint64_t c_nodes = request["nodes"], c_time = request["time"]
+        cdef uint64_t c_cert = request["certify_nodes"]
+        cdef bint c_and = request["and_root"], c_futile = request["futile"]
+        cdef int c_level = request["level"], c_len = request["max_length"]
+        cdef SolveOutput out
+        with nogil:
+            out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and, c_level, c_futile, c_cert, c_len)
+        return {
+            "status": out.status,
+            "stop_reason": out.stop_reason,
+            "pv": [m.decode() for m in out.pv],
+            "nodes": out.nodes,
+            "line_nodes": out.line_nodes,
+            "time_ms": out.time_ms,
+            "hashfull": out.hashfull,
+            "error": out.error.decode(),
+            "min_length_proven": out.min_length_proven,
+            "certificate": (out.cert_status,
+                            [(a.decode(), b.decode()) for a, b in out.cert_refutations],
+                            out.cert_nodes, out.cert_failed_at.decode(),
+                            [m.decode() for m in out.cert_failed_path]),
+        }
+
+    def _solve_interruptible(self, request):
+        # The main thread waits while a helper searches: a signal handler (Ctrl-C)
+        # only runs between bytecodes, never inside a native call, so searching
+        # here would hold Ctrl-C until the search ends.
+        box = []
+        errors = []
+
+        def work():
+            try:
+                box.append(self._solve_native(request))
+            except BaseException as e:  # handed to the waiting thread
+                errors.append(e)
+
+        thread = start_search_thread(work, name="usi-mate-solve")
+        try:
+            while thread.is_alive():
+                thread.join(0.05)
+        except BaseException:
+            self._solver.stop()
+            thread.join()
+            raise
+        if errors:
+            raise errors[0]
+        return box[0]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-MateStatus = Literal["mate", "nomate", "unknown"]
+MateStatus = Literal["mate", "nomate", "unknown", "invalid"]
+StopReason = Literal["nodes", "time", "stop", "depth", "length", "line"]
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,15 @@ class MateResult:
 
     ``status`` is ``"mate"`` (a mate is proven and ``moves`` is a mating line:
     attacker moves and the defender's replies, ending in checkmate), ``"nomate"``
-    (no mate exists, proven) or ``"unknown"`` (a time, node or memory limit or a
-    stop ended the search first, or the position could not be searched: then
-    ``error`` says why).
+    (no mate exists, proven), ``"unknown"`` (no verdict: ``stop_reason`` says
+    why) or ``"invalid"`` (the position cannot be searched: ``error`` says why;
+    never a verdict about the position).
+
+    ``stop_reason`` for "unknown": ``"nodes"`` or ``"time"`` (a limit),
+    ``"stop"`` (Solver.stop), ``"depth"`` (a path reached the 4000-ply cut),
+    ``"length"`` (no mate within ``max_length``), ``"line"`` (a mate is proven
+    but its line could not be rebuilt within the limits). ``line_nodes``: nodes
+    spent rebuilding the line after the proof (included in ``nodes``).
     """
 
     status: MateStatus
@@ -56,6 +63,8 @@ class MateResult:
     error: str | None = None
     min_length_proven: bool = False  # no shorter mate exists (post_search="MinLength" finished)
     certification: Certification | None = None  # only for "nomate" with certify=True
+    stop_reason: StopReason | None = None
+    line_nodes: int = 0
 
     @property
     def mate_length(self) -> int | None:

@@ -11,17 +11,19 @@ and acts on ``stop``, ``quit`` and ``isready`` while the search runs. Every line
 through one lock-protected write that flushes, so progress lines from the worker and
 answers from the reader never interleave mid-line.
 
-Answers to ``go mate`` (exactly one ``checkmate`` per accepted ``go mate``):
+Answers to ``go mate`` (exactly one ``checkmate`` per ``go mate``, always):
 
 - ``checkmate <moves>``: a proven mate (preceded by ``info depth N ... score mate N pv``);
-- ``checkmate nomate``: no mate exists (proven), or the position cannot be searched at all
-  (the core rejected it before searching, e.g. the side not to move is in check; an
-  ``info string error: ...`` says why), or the side to move is already checkmated
-  (with RootIsAndNodeIfChecked: there is no move to show);
-- ``checkmate timeout``: anything else: time or node limit, ``stop``, a malformed
-  ``go mate`` argument, an error after the search started, or no hash table.
+- ``checkmate nomate``: no mate exists, proven by a search of that very position (or the
+  side to move is already checkmated, with RootIsAndNodeIfChecked: no move to show);
+- ``checkmate timeout``: no verdict: a time or node limit, ``stop``, or a position that
+  cannot be searched: a rejected ``position`` command (bad SFEN, illegal move) or one
+  that parses but is no tsume (no defender king, the side not to move in check). An
+  ``info string error: ...`` line says which. ``timeout`` is the one answer a GUI
+  cannot mistake for a verdict about the position, so it is never ``nomate``.
 
-A ``go`` that arrives while a search runs is ignored with an ``info string`` (no answer).
+A ``go`` that arrives while a search runs stops that search (which answers first, with
+what it has) and then starts: one answer per ``go``, in order.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from . import __version__
-from ._core import BLACK, Position, Solver
+from ._core import BLACK, MAX_LENGTH, Position, Solver, start_search_thread
 from .options import OPTIONS, EngineConfig, OptionError, OptionValues
 from .types import MateResult, SearchProgress
 
@@ -112,8 +114,9 @@ class GoCommand:
     byoyomi: int | None = None
     movetime: int | None = None
     nodes: int | None = None
+    depth: int | None = None
 
-    _CLOCK_FIELDS = ("btime", "wtime", "binc", "winc", "byoyomi", "movetime", "nodes")
+    _CLOCK_FIELDS = ("btime", "wtime", "binc", "winc", "byoyomi", "movetime", "nodes", "depth")
 
     @classmethod
     def parse(cls, args: list[str]) -> GoCommand:
@@ -139,14 +142,17 @@ class GoCommand:
             elif token in cls._CLOCK_FIELDS:
                 values[token] = _parse_ms(args[i + 1] if i + 1 < len(args) else None, token)
                 i += 2
-            elif token == "depth":
-                _parse_ms(args[i + 1] if i + 1 < len(args) else None, token)
-                i += 2  # a mate search has no depth limit: accepted and ignored
             else:
                 raise UsiError(f"unknown go parameter {_printable(token, 30)!r}")
         if not values.get("mate") and not any(k in values for k in cls._CLOCK_FIELDS):
             # Bare `go` (or `go ponder`): like UCI engines, search until `stop`.
             values["infinite"] = True
+        if "depth" in values:
+            # `go depth N`: mates of at most N plies (the search ends by itself).
+            depth = values["depth"]
+            values["depth"] = None if depth == 0 else min(int(depth), MAX_LENGTH)  # type: ignore[arg-type]
+        if values.get("nodes") == 0:
+            values["nodes"] = None  # `go nodes 0`: no node limit, as NodesLimit 0
         return cls(**values)  # type: ignore[arg-type]
 
     @property
@@ -160,7 +166,7 @@ class GoCommand:
         ``movetime`` wins; else a twentieth of the remaining time plus increment plus
         byoyomi, less a safety margin.
         """
-        if self.infinite:
+        if self.infinite and self.movetime is None:
             return None
         if self.movetime is not None:
             return max(1, self.movetime)
@@ -243,7 +249,8 @@ def answer_lines(
 ) -> list[str]:
     """Every line that ends a search: info lines, then ``checkmate ...`` or ``bestmove ...``.
 
-    ``res`` is None when the search itself failed (an internal error already reported).
+    ``res`` is None when there was no search (an internal error or a missing position,
+    already reported): the answer is then ``checkmate timeout`` / ``bestmove resign``.
     ``stats_reported``: progress reports were on, and the core's last report already gave
     the final time/nodes/hashfull, so a search without mate adds no statistics line.
     """
@@ -255,21 +262,25 @@ def answer_lines(
             f"checkmate {' '.join(res.moves)}" if command.mate else f"bestmove {res.moves[0]}",
         ]
     lines = []
-    if res.error:
-        lines.append(f"info string error: {_printable(res.error, 200)}")
-    if not stats_reported:
+    if res.status == "invalid":
+        lines.append(f"info string error: {_printable(res.error or 'position cannot be searched', 200)}")
+    elif res.error:
+        lines.append(f"info string {_printable(res.error, 200)}")
+    if not stats_reported and res.status != "invalid":
         lines.append(f"info {_stats(res.seconds, res.nodes, res.nps, res.hashfull)}")
     if res.status == "mate":
         lines.append("info string the side to move is already checkmated")
+    elif res.stop_reason == "length":
+        lines.append(f"info string no mate within {command.depth} plies")
     if not command.mate:
         if res.status == "nomate":
             lines.append("info string no mate")
-        elif not res.error:
+        elif res.status == "unknown" and res.stop_reason != "length":
             lines.append("info string no mate found within the limits")
         return lines + ["bestmove resign"]
-    # res.nodes == 0 with an error: the core refused the position before searching.
-    no_mate = res.status != "unknown" or (res.error is not None and res.nodes == 0)
-    return lines + ["checkmate nomate" if no_mate else "checkmate timeout"]
+    # Only a search of this very position proves "no mate" (or finds it already mated).
+    verdict = res.status in ("nomate", "mate")
+    return lines + ["checkmate nomate" if verdict else "checkmate timeout"]
 
 
 # ---------------------------------------------------------------------------
@@ -366,7 +377,10 @@ class UsiEngine:
         # One Solver for the engine's life: its table is allocated once (at isready or the
         # first go) and reused, so thousands of `go mate` keep memory flat.
         self._solver: Solver | None = None
-        self._position = Position()
+        self._position: Position | None = Position()
+        # Why the last `position` was rejected (then _position is None): a go must not
+        # answer for the previous problem, which the GUI would play on the new board.
+        self._position_error: str | None = None
         self._search: _Search | None = None
         self.quit_requested = False
         self._handlers: dict[str, Callable[[str, list[str]], None]] = {
@@ -483,13 +497,19 @@ class UsiEngine:
     def _position_command(self, rest: str, args: list[str]) -> None:
         try:
             self._position = PositionCommand.parse(rest).position
+            self._position_error = None
         except UsiError as e:
-            raise UsiError(f"{e}; keeping the previous position") from None
+            self._position = None
+            self._position_error = str(e)
+            raise UsiError(f"{e}; the next go answers without searching") from None
 
     def _go(self, rest: str, args: list[str]) -> None:
         if self.searching:
-            self.info_string("go ignored: a search is already running (send stop first)")
-            return
+            # A GUI race or piped commands: the running search answers its own go
+            # first (stopped, with what it has), then this one starts.
+            self._stop("", [])
+            if self.searching:
+                self.info_string("internal error: the previous search did not stop")
         try:
             command = GoCommand.parse(args)
         except UsiError as e:
@@ -497,11 +517,15 @@ class UsiEngine:
             self.info_string(f"go: {e}")
             self.write("checkmate timeout" if "mate" in args else "bestmove resign")
             return
+        if self._position is None:
+            self.info_string(f"error: no position to search: {self._position_error}")
+            self.write(answer_lines(command, None)[-1])
+            return
         self._apply_config()
         solver = self._solver
         if solver is None:
             self.info_string("no hash table could be allocated; lower USI_Hash")
-            self.write(answer_lines(command, None)[0])
+            self.write(answer_lines(command, None)[-1])
             return
         config = self._config
         position = self._position
@@ -516,19 +540,16 @@ class UsiEngine:
         )
         # arm() before the thread exists: a stop read right after this go is never lost.
         solver.arm()
-        search.thread = threading.Thread(
-            target=self._run_search, args=(solver, search), name="usi-mate-search", daemon=True
-        )
         with self._state_lock:
             self._search = search
         try:
-            search.thread.start()
+            search.thread = start_search_thread(self._run_search, (solver, search))
         except RuntimeError as e:  # no thread to be had: answer now rather than never
             with self._state_lock:
                 self._search = None
-            solver.stop()
+            solver.disarm()
             self.info_string(f"internal error: cannot start the search thread: {e}")
-            self.write(answer_lines(command, None)[0])
+            self.write(answer_lines(command, None)[-1])
 
     def _stop(self, rest: str, args: list[str]) -> None:
         search = self._interrupt()
@@ -573,6 +594,7 @@ class UsiEngine:
                 search.sfen,
                 time_limit_ms=search.time_ms,
                 nodes_limit=search.nodes,
+                max_length=search.command.depth,
                 on_progress=(lambda p: self.write(progress_line(p))) if interval else None,
                 progress_interval_ms=interval,
                 root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,

@@ -1,0 +1,153 @@
+// The mating line: read off the table after a proof, with the tie-breaks
+// composers expect (longest defence, then no spare pieces). Entries lost to
+// replacement are proven again on the spot, within the enclosing budget.
+#include <algorithm>
+
+#include "scoped_move.h"
+#include "solver.h"
+
+namespace usi_mate {
+
+// 1 when the position (the side to move as it stands) has no mate within
+// `budget` plies, 0 when it has one, -1 when the search could not tell.
+int Solver::decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget) {
+  TTResult r = tt_.probe(tt_key(), attacker_hand(), budget);
+  if (r.found && r.dn == 0) return 1;
+  if (r.found && r.pn == 0) return 0;
+  NodeValue v = prove(ply, path_key, budget);
+  return v.dn == 0 ? 1 : v.pn == 0 ? 0 : -1;
+}
+
+// Rebuilds a mating line of at most `budget` plies from the table, from the
+// current position (ply plies below the root). At OR nodes: a proven check with
+// the shortest mate. At AND nodes: a reply that resists longest; with `exact`,
+// "longest" is proven (the reply after which no shorter mate exists), otherwise
+// it is the longest mate the table has recorded. The position is restored
+// before returning; false when the budget ran out or no line was found.
+bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
+                          std::vector<Move>& line) {
+  // The moves made so far, each with its position on the path (undone on return).
+  std::vector<std::unique_ptr<ScopedMove>> made;
+  size_t start = line.size();
+  uint16_t r = budget;
+  bool ok = false;
+  for (int depth = ply; depth < limits_.max_ply; ++depth) {
+    bool or_node = pos_->side_to_move() == attacker_;
+    MoveList list;
+    if (or_node) generate_checks(*pos_, list);
+    else generate_evasions(*pos_, list);
+    if (!or_node && list.size == 0) { ok = true; break; }
+    if (!or_node && futile_mode_) {
+      // Futile interpositions are no resistance: drop them from the replies;
+      // when nothing else is left, the line ends here as a mate.
+      int kept = 0;
+      for (int i = 0; i < list.size; ++i) {
+        Hand h;
+        if (!(is_drop(list[i]) && is_futile_drop(depth, path_key, list[i], &h))) list.moves[kept++] = list[i];
+      }
+      list.size = kept;
+      if (kept == 0) { ok = true; break; }
+    }
+    if (r == 0) break;
+    uint16_t rc = child_budget(r);
+    Move chosen = MOVE_NONE;
+    uint16_t chosen_len = 0;
+    if (or_node) {
+      for (int attempt = 0; attempt < 2 && chosen == MOVE_NONE; ++attempt) {
+        for (Move m : list) {
+          ScopedMove child(*pos_, m);
+          if (path_.contains(child.key())) continue;
+          TTResult t = tt_.probe(tt_key(), attacker_hand(), rc);
+          if (t.found && t.pn == 0 && (chosen == MOVE_NONE || t.mate_len < chosen_len)) {
+            chosen = m;
+            chosen_len = t.mate_len;
+          }
+        }
+        if (chosen == MOVE_NONE && (attempt > 0 || prove(depth, path_key, r).pn != 0)) break;
+      }
+    } else {
+      // Every reply must be mated within rc; note how long each mate is.
+      uint16_t lens[MAX_MOVES];
+      bool all = true;
+      for (int i = 0; i < list.size && all; ++i) {
+        ScopedMove child(*pos_, list[i]);
+        TTResult t = tt_.probe(tt_key(), attacker_hand(), rc);
+        if (!(t.found && t.pn == 0) && !path_.contains(child.key())) {
+          path_.insert(child.key());
+          if (prove(depth + 1, path_key ^ child.key(), rc).pn == 0) t = tt_.probe(tt_key(), attacker_hand(), rc);
+          path_.erase(child.key());
+        }
+        all = t.found && t.pn == 0;
+        lens[i] = t.mate_len;
+      }
+      if (!all) break;
+      // The longest resistance: with `exact`, the replies whose mate cannot be
+      // shorter than t, for the largest t; otherwise the longest recorded mate.
+      int candidates[MAX_MOVES];
+      int nc = 0;
+      uint16_t t = 0;
+      if (exact) {
+        for (t = rc;; t = uint16_t(t - 2)) {
+          if (t < 2) {
+            for (int i = 0; i < list.size; ++i) candidates[nc++] = i;
+            break;
+          }
+          // First what the table already knows (the minimality proof left
+          // exactly these facts behind), then searches, stopping at the first hit.
+          for (int pass = 0; pass < 2 && nc == 0; ++pass) {
+            for (int i = 0; i < list.size; ++i) {
+              int d;
+              if (pass == 0) {
+                ScopedMove child(*pos_, list[i]);
+                TTResult p = tt_.probe(tt_key(), attacker_hand(), uint16_t(t - 2));
+                d = p.found && p.dn == 0 ? 1 : 0;
+              } else {
+                ScopedMove child(*pos_, path_, list[i]);
+                d = decide_no_mate_within(depth + 1, path_key ^ child.key(), uint16_t(t - 2));
+              }
+              if (d != 0) candidates[nc++] = i;  // undecided (budget spent) counts as resisting
+              if (pass == 1 && nc) break;
+            }
+          }
+          if (nc) break;
+        }
+      } else {
+        for (int i = 0; i < list.size; ++i) t = std::max(t, lens[i]);
+        for (int i = 0; i < list.size; ++i)
+          if (lens[i] == t) candidates[nc++] = i;
+      }
+      int pick = candidates[0];
+      if (nc > 1) {
+        // Equal resistance: prefer the reply that leaves the attacker fewest
+        // pieces in hand at the end (no 駒余り), judged on each reply's own line.
+        int best_spare = 1 << 30;
+        for (int k = 0; k < nc; ++k) {
+          int spare;
+          if (tie_break && t <= 128) {
+            ScopedMove child(*pos_, path_, list[candidates[k]]);
+            std::vector<Move> sub;
+            bool sub_ok = extract_line(depth + 1, path_key ^ child.key(), t, exact, false, sub);
+            for (Move x : sub) pos_->do_move(x);
+            spare = sub_ok ? hand_total(attacker_hand()) : 1 << 29;
+            for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
+          } else {
+            spare = is_drop(list[candidates[k]]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
+          }
+          if (spare < best_spare) { best_spare = spare; pick = candidates[k]; }
+        }
+      }
+      chosen = list[pick];
+      chosen_len = exact ? t : lens[pick];
+    }
+    if (chosen == MOVE_NONE || monitor_.exhausted()) break;
+    line.push_back(chosen);
+    made.push_back(std::make_unique<ScopedMove>(*pos_, path_, chosen));
+    path_key ^= made.back()->key();
+    r = chosen_len;
+  }
+  while (!made.empty()) made.pop_back();  // undo in reverse order
+  if (!ok) line.resize(start);
+  return ok;
+}
+
+}  // namespace usi_mate
