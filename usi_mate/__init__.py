@@ -11,12 +11,26 @@ Public API:
 """
 
 from ._core import BLACK, START_SFEN, WHITE, Position, Solver
-from .batch import solve_many
-from .kif import usi_to_kif
+from .settings import SearchSettings
 from .solver import solve
 from .types import Certification, MateResult, SearchProgress
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # Imported on first use: the USI engine never loads the batch machinery
+    # (multiprocessing, queues) or the KIF tables.
+    if name == "solve_many":
+        from .runners import solve_many
+
+        return solve_many
+    if name == "usi_to_kif":
+        from .kif import usi_to_kif
+
+        return usi_to_kif
+    raise AttributeError(f"module 'usi_mate' has no attribute {name!r}")
+
 
 __all__ = [
     "BLACK",
@@ -30,5 +44,6 @@ __all__ = [
     "MateResult",
     "Certification",
     "SearchProgress",
+    "SearchSettings",
     "__version__",
 ]

@@ -207,6 +207,8 @@ def _and_node_disproof_hand(Position position, refutation, child_hand):
 
 import threading
 
+from usi_mate.settings import (DEFAULT_HASH_MB, MAX_HASH_MB, MAX_LENGTH, MAX_NODES, MAX_TIME_MS,
+                               SearchSettings, check_hash_mb, check_int)
 from usi_mate.types import Certification, MateResult, SearchProgress
 
 _STATUS = {0: "unknown", 1: "mate", 2: "nomate", 3: "invalid"}
@@ -217,13 +219,6 @@ _STOP_REASON = {0: None, 1: "nodes", 2: "time", 3: "stop", 4: "depth", 5: "lengt
 DEFAULT_CERTIFY_NODES = 2_000_000
 # PostSearchLevel names (as KomoringHeights spells them) and the core's values.
 POST_SEARCH_LEVELS = {"None": 0, "UpperBound": 1, "MinLength": 2}
-MAX_HASH_MB = 1 << 20
-# Limits beyond these are typos, not intentions: 2^53 ms is 285,000 years and
-# 10^15 nodes thirty years of search, and both stay exact in a JavaScript
-# number (GUIs such as ShogiHome store option values as such).
-MAX_TIME_MS = 1 << 53
-MAX_NODES = 10**15
-MAX_LENGTH = 3999  # the search follows paths of fewer than 4000 plies
 # Search threads get a large stack: the search recurses once per ply (up to
 # 4000), and some platforms give new threads only 512 KB to 1 MB.
 SEARCH_THREAD_STACK = 64 << 20
@@ -252,22 +247,12 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
     if cb is None:
         return
     try:
-        cb(SearchProgress(nodes=p.nodes, seconds=p.time_ms / 1000.0, hashfull=p.hashfull,
+        cb(SearchProgress(nodes=p.nodes, time_ms=p.time_ms, hashfull=p.hashfull,
                           proof_number=p.root_pn, disproof_number=p.root_dn,
                           max_ply=p.max_ply_reached))
     except BaseException as e:  # never let a callback error unwind through C++
         solver._callback_error = e
         solver._solver.stop()
-
-
-def _check_limit(name, value, maximum=MAX_NODES):
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a non-negative integer or None, not {value!r}")
-    if not 0 <= value <= maximum:
-        raise ValueError(f"{name} must be from 0 to {maximum} (or None for no limit), not {value}")
-    return value
 
 
 def _position_sfen(position):
@@ -299,7 +284,7 @@ def _certification(sfen, out, bint root_is_and_node_if_checked):
 cdef class Solver:
     """A reusable df-pn mate solver that keeps its transposition table between searches.
 
-    ``Solver(hash_mb=256)`` allocates the table. ``solve()`` blocks until the
+    ``Solver(hash_mb=DEFAULT_HASH_MB)`` (256) allocates the table. ``solve()`` blocks until the
     search ends, without holding the GIL; ``stop()`` may be called from any other
     thread and makes ``solve()`` return promptly with what it has.
     """
@@ -311,10 +296,10 @@ cdef class Solver:
     cdef public object _callback_error
     cdef uint64_t _hash_mb
 
-    def __cinit__(self, hash_mb=256):
+    def __cinit__(self, hash_mb=DEFAULT_HASH_MB):
         self._solver = NULL
 
-    def __init__(self, hash_mb=256):
+    def __init__(self, hash_mb=DEFAULT_HASH_MB):
         self._hash_mb = self._validate_hash(hash_mb)
         self._solver = new CSolver(self._hash_mb)
         self._lock = threading.Lock()
@@ -328,11 +313,7 @@ cdef class Solver:
 
     @staticmethod
     def _validate_hash(hash_mb):
-        if isinstance(hash_mb, bool) or not isinstance(hash_mb, int):
-            raise TypeError(f"hash_mb must be an integer from 1 to {MAX_HASH_MB}, not {hash_mb!r}")
-        if not 1 <= hash_mb <= MAX_HASH_MB:
-            raise ValueError(f"hash_mb must be an integer from 1 to {MAX_HASH_MB}, not {hash_mb!r}")
-        return hash_mb
+        return check_hash_mb(hash_mb)
 
     @property
     def hash_mb(self):
@@ -483,7 +464,7 @@ cdef class Solver:
             status=_STATUS[out["status"]],
             moves=out["pv"],
             nodes=out["nodes"],
-            seconds=out["time_ms"] / 1000.0,
+            time_ms=out["time_ms"],
             hashfull=out["hashfull"],
             error=out["error"] or None,
             min_length_proven=out["min_length_proven"],
@@ -495,24 +476,28 @@ cdef class Solver:
     def _request(self, position, time_limit_ms, nodes_limit, on_progress, progress_interval_ms,
                  root_is_and_node_if_checked, post_search, ignore_futile_interpositions, certify,
                  certify_nodes, max_length):
-        if post_search not in POST_SEARCH_LEVELS:
-            raise ValueError(f"post_search must be one of {', '.join(POST_SEARCH_LEVELS)}, not {post_search!r}")
+        # Validated once, by SearchSettings (usi_mate/settings.py), like every other entry point.
+        settings = SearchSettings(
+            time_limit_ms=time_limit_ms,
+            nodes_limit=nodes_limit,
+            post_search=post_search,
+            ignore_futile_interpositions=bool(ignore_futile_interpositions),
+            root_is_and_node_if_checked=bool(root_is_and_node_if_checked),
+            certify=bool(certify),
+            max_length=max_length,
+        )
         if on_progress is not None and not callable(on_progress):
             raise TypeError("on_progress must be callable")
-        if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int)):
-            raise TypeError(f"max_length must be a positive integer or None, not {max_length!r}")
-        if max_length is not None and not 1 <= max_length <= MAX_LENGTH:
-            raise ValueError(f"max_length must be from 1 to {MAX_LENGTH} (or None), not {max_length}")
         return {
             "sfen": _position_sfen(position),
-            "time": _check_limit("time_limit_ms", time_limit_ms, MAX_TIME_MS),
-            "nodes": _check_limit("nodes_limit", nodes_limit),
-            "interval": _check_limit("progress_interval_ms", progress_interval_ms, MAX_TIME_MS),
-            "certify_nodes": _check_limit("certify_nodes", certify_nodes) if certify else 0,
-            "and_root": bool(root_is_and_node_if_checked),
-            "level": POST_SEARCH_LEVELS[post_search],
-            "futile": bool(ignore_futile_interpositions),
-            "max_length": max_length or 0,
+            "time": settings.time_limit_ms or 0,
+            "nodes": settings.nodes_limit or 0,
+            "interval": check_int("progress_interval_ms", progress_interval_ms, 0, MAX_TIME_MS) or 0,
+            "certify_nodes": (check_int("certify_nodes", certify_nodes, 0, MAX_NODES) or 0) if certify else 0,
+            "and_root": settings.root_is_and_node_if_checked,
+            "level": POST_SEARCH_LEVELS[settings.post_search],
+            "futile": settings.ignore_futile_interpositions,
+            "max_length": settings.max_length or 0,
         }
 
     def _solve_native(self, request):

@@ -58,7 +58,7 @@ class MateResult:
     status: MateStatus
     moves: list[str] = field(default_factory=list)
     nodes: int = 0
-    seconds: float = 0.0
+    time_ms: int = 0
     hashfull: int = 0
     error: str | None = None
     min_length_proven: bool = False  # no shorter mate exists (post_search="MinLength" finished)
@@ -72,9 +72,14 @@ class MateResult:
         return len(self.moves) if self.status == "mate" else None
 
     @property
+    def seconds(self) -> float:
+        """The search's time in seconds (``time_ms`` / 1000)."""
+        return self.time_ms / 1000
+
+    @property
     def nps(self) -> int:
         """Nodes per second of the search."""
-        return int(self.nodes / self.seconds) if self.seconds > 0 else self.nodes
+        return self.nodes * 1000 // self.time_ms if self.time_ms > 0 else self.nodes
 
 
 @dataclass(frozen=True)
@@ -82,13 +87,18 @@ class SearchProgress:
     """A progress report sent to ``on_progress`` while a search runs."""
 
     nodes: int
-    seconds: float
+    time_ms: int
     hashfull: int
     proof_number: int
     disproof_number: int
     max_ply: int
 
     @property
+    def seconds(self) -> float:
+        """Time so far in seconds (``time_ms`` / 1000)."""
+        return self.time_ms / 1000
+
+    @property
     def nps(self) -> int:
         """Nodes per second so far."""
-        return int(self.nodes / self.seconds) if self.seconds > 0 else self.nodes
+        return self.nodes * 1000 // self.time_ms if self.time_ms > 0 else self.nodes

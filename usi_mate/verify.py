@@ -55,7 +55,9 @@ def _mates_without(pos: Position, capture: str, letter: str, nodes_limit: int) -
         return False
     counts[taken] -= 1
     counts[given] = counts.get(given, 0) + 1
-    hand = "".join(f"{counts[c] if counts[c] > 1 else ''}{c}" for c in _HAND_ORDER if counts.get(c, 0) > 0)
+    hand = "".join(
+        f"{counts[c] if counts[c] > 1 else ''}{c}" for c in _HAND_ORDER if counts.get(c, 0) > 0
+    )
     result = solve(
         f"{board} {side} {hand or '-'} 1",
         root_is_and_node_if_checked=True,
