@@ -33,16 +33,48 @@ bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool t
 
 void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& result) {
   const SearchLimits& limits = limits_;
+  using Clock = SearchMonitor::Clock;
+  uint64_t line_nodes = 0;
+  // A budget of its own for reading a line: it must answer a proven mate after
+  // a limit or stop() too, so it may overrun the caller's limits by the grace
+  // (and a stop() before or during it shrinks it to the grace).
+  auto grace_scope = [&](uint64_t own_nodes) {
+    uint64_t cap = nodes_ + own_nodes;
+    Clock::time_point deadline = Clock::time_point::max();
+    if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
+    if (limits.time_ms)
+      deadline = std::max(monitor_.caller_deadline() + std::chrono::milliseconds(limits.time_ms / 20),
+                          Clock::now()) + kGraceTime;
+    return monitor_.own(cap, deadline, false);
+  };
+
+  // 1. The first proof's own line, read off the table at once: every node of
+  // the proof is still there, so this costs no search (unless entries were
+  // replaced). Read without futility judgements (each may need a capped
+  // sub-search): a valid mating line that may count futile interpositions,
+  // the answer whenever what follows is cut short.
+  std::vector<Move> first_line;
+  bool have_first;
+  {
+    uint64_t before = nodes_;
+    auto scope = grace_scope(kFallbackNodes[1]);
+    bool futile_mode = futile_mode_;
+    futile_mode_ = false;
+    have_first = rebuild_line(root_key, BUDGET_NONE, false, false, first_line);
+    futile_mode_ = futile_mode;
+    line_nodes += nodes_ - before;
+  }
+
+  // 2. The shortest mate: binary search over the length. "Is there a mate
+  // within b?" either proves one (the bound drops to its length) or proves
+  // there is none (the lower bound rises to b). Budgets keep the parity of the
+  // mate length. Bisecting rather than stepping down by two matters when the
+  // first proof is far too long (muso-001: 27 plies found first, 11 the
+  // answer): small budgets are cheap to search, and only the last step near
+  // the answer is an expensive "no shorter mate" proof.
   uint16_t best = first_len;
   bool minimal = false;
   if (limits.post_search == PostSearchLevel::MinLength) {
-    // Shortest mate: binary search over the length. "Is there a mate within b?"
-    // either proves one (the bound drops to its length) or proves there is none
-    // (the lower bound rises to b). Budgets keep the parity of the mate length.
-    // Bisecting rather than stepping down by two matters when the first proof is
-    // far too long (muso-001: 27 plies found first, 11 the answer): small
-    // budgets are cheap to search, and only the last step near the answer is
-    // an expensive "no shorter mate" proof.
     int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
     while (!monitor_.caller_budget_spent() && int(best) - 2 > lo) {
       int candidates = (int(best) - 2 - lo) / 2;
@@ -55,29 +87,25 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     minimal = int(best) - 2 <= lo;
   }
 
-  uint64_t line_start = nodes_;
-  uint16_t line_budget = limits.post_search == PostSearchLevel::None ? BUDGET_NONE : best;
+  // 3. The line of that length: exact (a proven longest defence at every AND
+  // node, within the caller's limits) when the minimum is proven, else the
+  // longest defences the table records within the bound.
   bool ok = false, exact = false;
+  uint64_t before = nodes_;
   if (minimal) {
-    // The exact line, within the caller's limits.
     auto scope = monitor_.nested(nodes_, std::max<uint64_t>(4 * nodes_, kExactLineMinNodes));
-    ok = exact = rebuild_line(root_key, line_budget, true, true, result.pv);
+    ok = exact = rebuild_line(root_key, best, true, true, result.pv);
   }
-  // Fallbacks: the lines the table gives at once. They answer after a limit
-  // or stop() too (a proven mate deserves its line), with a small grace.
-  using Clock = SearchMonitor::Clock;
-  for (int attempt = 0; attempt < 2 && !ok; ++attempt) {
-    uint64_t cap = nodes_ + kFallbackNodes[attempt];
-    Clock::time_point deadline = Clock::time_point::max();
-    if (limits.nodes) cap = std::min(cap, std::max(limits.nodes + limits.nodes / 20, nodes_) + kGraceNodes);
-    if (limits.time_ms)
-      deadline = std::max(monitor_.caller_deadline() + std::chrono::milliseconds(limits.time_ms / 20), Clock::now()) +
-                 kGraceTime;
-    // stop() (before or during the rebuild) shrinks the budget to the grace.
-    auto scope = monitor_.own(cap, deadline, false);
-    ok = rebuild_line(root_key, attempt == 0 ? line_budget : BUDGET_NONE, false, false, result.pv);
+  if (!ok && limits.post_search != PostSearchLevel::None) {
+    auto scope = grace_scope(kFallbackNodes[0]);
+    ok = rebuild_line(root_key, best, false, false, result.pv);
   }
-  result.line_nodes = nodes_ - line_start;
+  line_nodes += nodes_ - before;
+  if (!ok && have_first) {
+    result.pv = first_line;
+    ok = true;
+  }
+  result.line_nodes = line_nodes;
   root_pn_ = 0;
   root_dn_ = PN_INF;
   if (ok) {

@@ -288,7 +288,9 @@ def test_disproof_hands_are_sound():
                     continue
                 widened = with_attacker_hand(position, hand, and_root)
                 again = fresh.solve(
-                    widened, nodes_limit=20_000, post_search="None",
+                    widened,
+                    nodes_limit=20_000,
+                    post_search="None",
                     root_is_and_node_if_checked=and_root,
                 )
                 assert again.status != "mate", (position, hand, widened, again.moves)

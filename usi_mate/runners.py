@@ -307,11 +307,12 @@ class ProcessRunner:
                         elif obj == w.process.sentinel and not w.process.is_alive():
                             self._replace(i)
 
-    def _receive(self, w: _Worker) -> None:
+    def _receive(self, w: _Worker) -> bool:
+        # False when the pipe is closed (the worker is gone; its sentinel reports that).
         try:
             kind, value, *rest = w.conn.recv()
         except (EOFError, OSError):
-            return  # the sentinel reports the death
+            return False
         if kind == "ready":
             w.ready = True
         elif kind == "init-error":
@@ -328,12 +329,13 @@ class ProcessRunner:
                 future.set_exception(error)
             else:
                 future.set_result(value)
+        return True
 
     def _replace(self, i: int) -> None:
         w = self._workers[i]
         # A result may have arrived just before the end: read it first.
-        while w.task is not None and w.conn.poll():
-            self._receive(w)
+        while w.task is not None and w.conn.poll() and self._receive(w):
+            pass
         if w.task is not None:
             pid, how = w.process.pid, _describe_exit(w.process.exitcode)
             w.task[1].set_exception(
