@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracle import check_mate_line
 from test_usi import answers
 from test_usi_process import PACKAGE_ROOT, Engine
@@ -406,3 +408,60 @@ def test_answers_helper_is_the_usi_one():
         "bestmove resign",
     ]
     assert usi_mate.__version__
+
+
+# -- the same through the API: mixed good and garbage inputs ---------------------
+
+API_INPUTS = [
+    (MATE1, "mate"),
+    (MATE3, "mate"),
+    ("4k4/9/4P4/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1", "nomate"),
+    ("garbage", "invalid"),
+    ("", "invalid"),
+    ("4k4/9/4P4/4P4/9/9/9/9/9 b G 1", "invalid"),
+    ("9/9/9/9/9/9/9/9/4K4 b 2G 1", "invalid"),
+    ("4k4/4R4/9/9/9/9/9/9/4K4 b - 1", "invalid"),
+    (f"{MATE1} moves 5c5d", "invalid"),
+    ("startpos moves 7g7f 3c3d", "nomate"),
+]
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(API_INPUTS), min_size=1, max_size=8), st.sampled_from([1, 2]))
+def test_solve_many_gives_every_input_its_own_true_answer(items, jobs):
+    results = list(
+        solve_many([text for text, _ in items], jobs=jobs, hash_mb=16, nodes_limit=200_000)
+    )
+    assert len(results) == len(items)
+    for (text, expected), r in zip(items, results):
+        assert r.status == expected, (text, r)
+        if r.status == "mate":
+            assert check_mate_line(Position(text).sfen(), r.moves) is None
+
+
+SOLVER_CALLS = ["arm", "stop", "disarm", "solve-good", "solve-bad", "solve-invalid"]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(SOLVER_CALLS), max_size=12))
+def test_any_sequence_of_solver_calls_leaves_it_usable(calls):
+    solver = Solver(16)
+    for call in calls:
+        if call == "arm":
+            if solver.state == "idle":
+                solver.arm()
+        elif call == "stop":
+            solver.stop()
+        elif call == "disarm":
+            solver.disarm()
+        elif call == "solve-good":
+            r = solver.solve(MATE1)
+            assert r.moves == ["G*5b"] or (r.status == "unknown" and r.stop_reason == "stop")
+        elif call == "solve-bad":
+            with pytest.raises(ValueError):
+                solver.solve("garbage")
+        else:
+            assert solver.solve("9/9/9/9/9/9/9/9/4K4 b 2G 1").status == "invalid"
+        assert solver.state in ("idle", "armed")
+    solver.disarm()
+    assert solver.solve(MATE1).moves == ["G*5b"]
