@@ -29,13 +29,23 @@ PACKAGE_ROOT = str(Path(usi_mate.__file__).resolve().parent.parent)
 
 
 class Engine:
-    """A running ``usi-mate`` process with line-level waits that cannot hang."""
+    """A running ``usi-mate`` process with line-level waits that cannot hang.
 
-    def __init__(self) -> None:
+    Runs ``python -m usi_mate`` of the package under test, or ``command`` when given
+    (the standalone engine file, tests/test_standalone.py).
+    """
+
+    def __init__(self, command: list[str] | None = None) -> None:
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        if command is None:
+            command = [sys.executable, "-m", "usi_mate"]
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (PACKAGE_ROOT, env.get("PYTHONPATH")) if p
+            )
+        else:
+            env.pop("PYTHONPATH", None)  # a GUI starts the engine file with no Python around
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "usi_mate"],
+            command,
             cwd=PACKAGE_ROOT,
             env=env,
             stdin=subprocess.PIPE,
