@@ -34,13 +34,14 @@ namespace usi_mate {
 inline int popcount64(uint64_t x) {
 #if defined(_MSC_VER) && defined(_M_X64)
   // The POPCNT instruction: every x86-64 CPU since 2008 (Intel Nehalem, AMD K10);
-  // Windows 11 requires it. Called once per AND-node expansion (dfpn.cpp), so a
-  // bit-twiddling fallback would cost nothing measurable either.
+  // Windows 11 requires it. Called once per AND-node expansion (dfpn.cpp).
   return int(__popcnt64(x));
-#elif defined(_MSC_VER) && defined(_M_ARM64)
-  return int(_CountOneBits64(x));
 #elif defined(_MSC_VER)
-  return int(__popcnt(uint32_t(x)) + __popcnt(uint32_t(x >> 32)));
+  // MSVC for other CPUs (no release build targets them): the classic bit count.
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return int((x * 0x0101010101010101ull) >> 56);
 #else
   return __builtin_popcountll(x);
 #endif
@@ -48,12 +49,12 @@ inline int popcount64(uint64_t x) {
 
 // Index of the lowest set bit; x must not be 0.
 inline int lsb64(uint64_t x) {
-#if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_ARM64))
+#if defined(_MSC_VER) && defined(_M_X64)
   unsigned long i;
   _BitScanForward64(&i, x);
   return int(i);
 #elif defined(_MSC_VER)
-  unsigned long i;
+  unsigned long i;  // 32-bit scans: on every CPU MSVC targets
   if (_BitScanForward(&i, uint32_t(x))) return int(i);
   _BitScanForward(&i, uint32_t(x >> 32));
   return int(i) + 32;
@@ -64,7 +65,7 @@ inline int lsb64(uint64_t x) {
 
 // Index of the highest set bit; x must not be 0.
 inline int msb64(uint64_t x) {
-#if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_ARM64))
+#if defined(_MSC_VER) && defined(_M_X64)
   unsigned long i;
   _BitScanReverse64(&i, x);
   return int(i);
@@ -82,10 +83,8 @@ inline int msb64(uint64_t x) {
 inline void prefetch(const void* p) {
 #if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
   _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
-#elif defined(_MSC_VER) && defined(_M_ARM64)
-  __prefetch(p);
 #elif defined(_MSC_VER)
-  (void)p;
+  (void)p;  // a hint only: other CPUs go without
 #else
   __builtin_prefetch(p);
 #endif
