@@ -9,10 +9,11 @@ Builds the extension twice from this checkout, each in its own temporary copy wi
 the same compiler flags: the default build (`unsigned __int128` bitboards on GCC and
 Clang) and USI_MATE_PORTABLE=1 (two 64-bit halves, the code MSVC compiles on
 Windows); with --baseline REV, also the default build of that git revision (to show
-that a change left the default path's speed alone). Then runs perft in a fresh process per measurement, alternating the two
-builds round by round so that load from other work on the machine hits both alike
-(each process keeps its fastest of --repeat perfts), and prints each build's median
-and best leaves per second and the ratio of medians.
+that a change left the default path's speed alone). Then runs perft in a fresh
+process per measurement, alternating the builds round by round so that load from
+other work on the machine hits them alike (each process keeps its fastest of
+--repeat perfts), and prints each build's median and best leaves per second and the
+ratio of medians.
 Exits 1 if the two builds count different leaves.
 """
 
@@ -120,7 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         f"position: {args.sfen}, depth {args.depth}; {args.rounds} processes per build,"
         f" alternating, each the fastest of {args.repeat} perfts"
     )
-    header = f"{'build':<10} {'bitboard':<9} {'leaves':>13} {'median s':>9} {'median leaves/s':>16} {'best leaves/s':>14}"
+    header = (
+        f"{'build':<10} {'bitboard':<9} {'leaves':>13} {'median s':>9}"
+        f" {'median leaves/s':>16} {'best leaves/s':>14}"
+    )
     print(header)
     print("-" * len(header))
     medians = {}

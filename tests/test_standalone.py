@@ -68,9 +68,8 @@ def test_gui_session(engine):
     assert [x for x in lines if x.startswith("option ")] == [o.usi_line() for o in OPTIONS]
     values = {"USI_Hash": "64", "PvInterval": "200"}
     for option in OPTIONS:
-        engine.send(
-            f"setoption name {option.name} value {values.get(option.name, option.format(option.default))}"
-        )
+        value = values.get(option.name, option.format(option.default))
+        engine.send(f"setoption name {option.name} value {value}")
     engine.send("isready")
     engine.wait_count("readyok", 1)
     engine.send("usinewgame")
