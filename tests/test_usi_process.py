@@ -35,7 +35,7 @@ class Engine:
     (the standalone engine file, tests/test_standalone.py), under ``launcher`` if any.
     """
 
-    def __init__(self, command: list[str] | None = None, launcher: list[str] = ()) -> None:
+    def __init__(self, command: list[str] | None = None, launcher: tuple[str, ...] = ()) -> None:
         env = dict(os.environ)
         if command is None:
             command = [sys.executable, "-m", "usi_mate"]
@@ -209,7 +209,7 @@ def test_deep_search_does_not_overflow_a_small_default_thread_stack():
     # stack than some platforms give a thread by default: a Windows program linked with
     # MSVC's default gets 1 MB, which zukou-100 overflowed (a crash, no answer). Linux
     # threads get RLIMIT_STACK by default, so 1 MB here stands in for those platforms.
-    e = Engine(launcher=["sh", "-c", 'ulimit -s 1024 && exec "$0" "$@"'])
+    e = Engine(launcher=("sh", "-c", 'ulimit -s 1024 && exec "$0" "$@"'))
     try:
         e.send("setoption name USI_Hash value 256")
         e.send("setoption name PostSearchLevel value None")
