@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "bitops.h"
 #include "hand.h"
 
 namespace usi_mate {
@@ -73,7 +74,7 @@ class TranspositionTable {
   // Starts loading the cluster of key into the cache (all four of its lines).
   void prefetch(uint64_t key) const {
     const char* p = reinterpret_cast<const char*>(&cluster(key));
-    for (size_t i = 0; i < sizeof(Cluster); i += 64) __builtin_prefetch(p + i);
+    for (size_t i = 0; i < sizeof(Cluster); i += 64) usi_mate::prefetch(p + i);
   }
   // Per mille of used slots, sampled over the first clusters.
   int hashfull() const;
@@ -89,8 +90,10 @@ class TranspositionTable {
   Cluster& cluster(uint64_t key) { return clusters_[index(key)]; }
   const Cluster& cluster(uint64_t key) const { return clusters_[index(key)]; }
   uint64_t index(uint64_t key) const {
-    // Multiply-shift maps the key's high bits onto any table size, not only powers of two.
-    return uint64_t((unsigned __int128)(key >> 1) * count_ >> 63);
+    // Multiply-shift maps the key's high bits onto any table size, not only powers of two:
+    // (key >> 1) * count >> 63 of the 128-bit product, written as the high half of
+    // (key with bit 0 cleared) * count, the same index on every build.
+    return mul_hi64(key & ~uint64_t(1), count_);
   }
   struct Free { void operator()(void* p) const { std::free(p); } };
   // calloc, not a vector: the OS hands out zeroed pages lazily, so a 1 GB table

@@ -5,6 +5,10 @@ from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
 
+cdef extern from "bitboard.h" namespace "usi_mate":
+    const char* BITBOARD_KIND
+
+
 cdef extern from "position.h" namespace "usi_mate":
     cdef cppclass CPosition "usi_mate::Position":
         CPosition() except +

@@ -8,6 +8,7 @@ from usi_mate.types import MateResult, SearchProgress
 BLACK: int
 WHITE: int
 START_SFEN: str
+BITBOARD: Literal["int128", "uint64x2"]
 MAX_HASH_MB: int
 POST_SEARCH_LEVELS: dict[str, int]
 

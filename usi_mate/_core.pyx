@@ -7,6 +7,8 @@ from libcpp.string cimport string
 BLACK = 0
 WHITE = 1
 START_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+# "int128" (GCC, Clang) or "uint64x2" (MSVC, or built with USI_MATE_PORTABLE=1).
+BITBOARD = BITBOARD_KIND.decode("ascii")
 
 # Hand piece letters in USI order and the core's piece-type numbers.
 _HAND_TYPES = (("R", 6), ("B", 5), ("G", 7), ("S", 4), ("N", 3), ("L", 2), ("P", 1))
