@@ -83,7 +83,7 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
       if (!all) break;
       // The longest resistance: with `exact`, the replies whose mate cannot be
       // shorter than t, for the largest t; otherwise the longest recorded mate.
-      int candidates[MAX_MOVES];
+      int candidates[MAX_MOVES] = {0};
       int nc = 0;
       uint16_t t = 0;
       if (exact) {

@@ -264,8 +264,8 @@ namespace {
 // onto s are the reverse of them-piece attacks from s.
 inline Bitboard step_attackers(const Position& pos, Color c, Square s) {
   Color them = ~c;
-  return ((T.step[them][PAWN][s] & pos.pieces(PAWN)) | (T.step[them][KNIGHT][s] & pos.pieces(KNIGHT)) |
-          (T.step[them][SILVER][s] & pos.pieces(SILVER))) & pos.pieces(c) |
+  return (((T.step[them][PAWN][s] & pos.pieces(PAWN)) | (T.step[them][KNIGHT][s] & pos.pieces(KNIGHT)) |
+           (T.step[them][SILVER][s] & pos.pieces(SILVER))) & pos.pieces(c)) |
          (T.step[them][GOLD][s] & pos.golds(c)) |
          (king_attacks(s) & (pos.pieces(KING) | pos.pieces(HORSE) | pos.pieces(DRAGON)) & pos.pieces(c));
 }
