@@ -3,6 +3,7 @@
 """The compiled core of usi-mate: positions and move generation (and, later, search)."""
 
 from libcpp.string cimport string
+from libcpp.vector cimport vector
 
 BLACK = 0
 WHITE = 1
@@ -191,17 +192,171 @@ cdef class Position:
 
 
 # ---------------------------------------------------------------------------
-# Testing hooks: the core's rules on single positions, for unit tests.
+# Testing hooks: the core's rules and small structures on their own, for unit
+# tests (csrc/testing.h). Hands are dicts P L N S B R G. Not part of the API.
+
+_HAND_ORDER = "PLNSBRG"
+_NO_BUDGET = 0xFFFE  # BUDGET_NONE: unbounded search
+
 
 def _hand_counts(hand):
-    return [int(hand.get(t, 0)) for t in "PLNSBRG"]
+    return [int(hand.get(t, 0)) for t in _HAND_ORDER]
+
+
+def _hand_dict(counts):
+    return dict(zip(_HAND_ORDER, counts))
 
 
 def _and_node_disproof_hand(Position position, refutation, child_hand):
     """Disproof hand of the AND node ``position`` (defender to move) refuted by
-    ``refutation`` whose child has disproof hand ``child_hand`` (dicts P L N S B R G)."""
-    out = testing_and_node_disproof_hand(position._pos[0], _enc(refutation), _hand_counts(child_hand))
-    return dict(zip("PLNSBRG", out))
+    ``refutation`` whose child has disproof hand ``child_hand``."""
+    return _hand_dict(testing_and_node_disproof_hand(position._pos[0], _enc(refutation),
+                                                      _hand_counts(child_hand)))
+
+
+def _hand_superior_or_equal(a, b):
+    """True when hand ``a`` holds at least as many of every type as ``b``."""
+    return t_hand_superior_or_equal(_hand_counts(a), _hand_counts(b))
+
+
+def _hand_meet(a, b):
+    """Field-wise minimum of two hands."""
+    return _hand_dict(t_hand_meet(_hand_counts(a), _hand_counts(b)))
+
+
+def _hand_join(a, b):
+    """Field-wise maximum of two hands."""
+    return _hand_dict(t_hand_join(_hand_counts(a), _hand_counts(b)))
+
+
+def _hand_before(Position position, move, after):
+    """The attacker's hand before ``move`` (played in ``position``), given the hand after it."""
+    return _hand_dict(t_hand_before(position._pos[0], _enc(move), _hand_counts(after)))
+
+
+def _and_node_proof_hand(Position position, children_union):
+    """Proof hand of the AND node ``position`` from the union of its children's."""
+    return _hand_dict(t_and_proof_hand(position._pos[0], _hand_counts(children_union)))
+
+
+def _or_node_disproof_hand(Position position, children_meet):
+    """Disproof hand of the OR node ``position`` from the meet of its children's."""
+    return _hand_dict(t_or_disproof_hand(position._pos[0], _hand_counts(children_meet)))
+
+
+def _path_result_key(ancestors, node, budget_salt=0):
+    """The repetition-table key of a path-dependent result (csrc/repetition.h)."""
+    return c_path_result_key(ancestors, node, budget_salt)
+
+
+cdef class _TranspositionTable:
+    """The transposition table on its own (csrc/tt.h)."""
+
+    cdef TTable* _t
+
+    def __cinit__(self, mb=1):
+        self._t = new TTable(mb)
+
+    def __dealloc__(self):
+        del self._t
+
+    def store(self, key, hand, pn, dn, mate_len=0, amount=1):
+        """Store an entry: proven (pn 0), disproven (dn 0) or unknown."""
+        self._t.store(key, _hand_counts(hand), pn, dn, mate_len, amount)
+
+    def probe(self, key, hand, budget=_NO_BUDGET):
+        """(pn, dn, hand, mate_len, amount, found) for ``hand`` in a search of ``budget`` plies."""
+        cdef TProbe r = self._t.probe(key, _hand_counts(hand), budget)
+        return (r.pn, r.dn, _hand_dict(r.hand), r.mate_len, r.amount, r.found)
+
+    def new_search(self):
+        """Start a new generation (older entries are replaced first)."""
+        self._t.new_search()
+
+    def clear(self):
+        """Forget everything."""
+        self._t.clear()
+
+    @property
+    def hashfull(self):
+        """Per mille of used slots (sampled)."""
+        return self._t.hashfull()
+
+
+cdef class _PathSet:
+    """The search path's set of full keys (csrc/repetition.h)."""
+
+    cdef CPathSet* _p
+
+    def __cinit__(self):
+        self._p = new CPathSet()
+
+    def __dealloc__(self):
+        del self._p
+
+    def insert(self, key):
+        """Add a key (counted: a key inserted twice needs two erases)."""
+        self._p.insert(key)
+
+    def erase(self, key):
+        """Remove one count of a key."""
+        self._p.erase(key)
+
+    def __contains__(self, key):
+        return self._p.contains(key)
+
+    def clear(self):
+        """Empty the set."""
+        self._p.clear()
+
+
+cdef class _RepetitionTable:
+    """Path-dependent results (csrc/repetition.h)."""
+
+    cdef CRepetitionTable* _r
+
+    def __cinit__(self, bits=10):
+        self._r = new CRepetitionTable(bits)
+
+    def __dealloc__(self):
+        del self._r
+
+    def insert(self, key):
+        """Remember a result key."""
+        self._r.insert(key)
+
+    def __contains__(self, key):
+        return self._r.contains(key)
+
+    def clear(self):
+        """Forget every result (O(1))."""
+        self._r.clear()
+
+
+cdef class _FutilityMemo:
+    """The per-solve memo of futility judgements (csrc/futility.h)."""
+
+    cdef TFutility* _m
+
+    def __cinit__(self):
+        self._m = new TFutility()
+
+    def __dealloc__(self):
+        del self._m
+
+    def put(self, key, futile, hand):
+        """Remember a judgement and the drop's proof hand."""
+        self._m.put(key, futile, _hand_counts(hand))
+
+    def get(self, key):
+        """(futile: bool, hand) or None when not known."""
+        cdef vector[int] hand
+        r = self._m.get(key, hand)
+        return None if r < 0 else (bool(r), _hand_dict(hand))
+
+    def clear(self):
+        """Forget every judgement (a new generation)."""
+        self._m.clear()
 
 
 # ---------------------------------------------------------------------------
