@@ -81,61 +81,90 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
         lens[i] = t.mate_len;
       }
       if (!all) break;
-      // The longest resistance: with `exact`, the replies whose mate cannot be
-      // shorter than t, for the largest t; otherwise the longest recorded mate.
-      int candidates[MAX_MOVES] = {0};
-      int nc = 0;
+      // The longest resistance. With `exact`, by levels: level t holds the
+      // replies after which no mate is shorter than t (proven), from the
+      // longest down; otherwise the longest mate the table records.
+      //
+      // Composers' convention (駒余り): a defence whose line ends with pieces
+      // left in the attacker's hand is not the answer when another defence
+      // ends with none, even a shorter one (shtsume's defence ordering; zukou-015
+      // and zukou-019 are published at 29 and 21 plies where the longest
+      // defences, 31 and 25, leave a gold and a pawn). With tie_break, the
+      // lines are read to their ends for this, while they are at most
+      // kSpareHorizon plies long: spare pieces arise near the end of a line.
+      constexpr uint16_t kSpareHorizon = 128;
+      int pick = -1;
       uint16_t t = 0;
       if (exact) {
+        bool leveled[MAX_MOVES] = {false};
+        int fallback = -1;
+        uint16_t fallback_t = 0;
         for (t = rc;; t = uint16_t(t - 2)) {
+          int candidates[MAX_MOVES];
+          int nc = 0;
           if (t < 2) {
-            for (int i = 0; i < list.size; ++i) candidates[nc++] = i;
-            break;
-          }
-          // First what the table already knows (the minimality proof left
-          // exactly these facts behind), then searches, stopping at the first hit.
-          for (int pass = 0; pass < 2 && nc == 0; ++pass) {
+            for (int i = 0; i < list.size; ++i)
+              if (!leveled[i]) candidates[nc++] = i;
+          } else {
+            // First what the table already knows (the minimality proof left
+            // exactly these facts behind), then searches.
             for (int i = 0; i < list.size; ++i) {
+              if (leveled[i]) continue;
               int d;
-              if (pass == 0) {
+              {
                 ScopedMove child(*pos_, list[i]);
                 TTResult p = tt_.probe(tt_key(), attacker_hand(), uint16_t(t - 2));
                 d = p.found && p.dn == 0 ? 1 : 0;
-              } else {
+              }
+              if (!d) {
                 ScopedMove child(*pos_, path_, list[i]);
                 d = decide_no_mate_within(depth + 1, path_key ^ child.key(), uint16_t(t - 2));
               }
               if (d != 0) candidates[nc++] = i;  // undecided (budget spent) counts as resisting
-              if (pass == 1 && nc) break;
+              if (nc && !tie_break) break;       // the first longest reply is enough
             }
           }
-          if (nc) break;
+          for (int k = 0; k < nc; ++k) leveled[candidates[k]] = true;
+          if (nc > 0) {
+            // Spare pieces at the end of each candidate's own line.
+            int best = -1, best_spare = 1 << 30;
+            for (int k = 0; k < nc; ++k) {
+              int spare = is_drop(list[candidates[k]]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
+              if (tie_break && t <= kSpareHorizon) {
+                // The candidate's own line, read by the same rules (so deeper
+                // defences avoid spare pieces too); each (position, length) once.
+                ScopedMove child(*pos_, path_, list[candidates[k]]);
+                uint64_t memo_key = child.key() ^ mix64(t);
+                auto known = spare_memo_.find(memo_key);
+                if (known != spare_memo_.end()) {
+                  spare = known->second;
+                } else {
+                  std::vector<Move> sub;
+                  bool sub_ok = extract_line(depth + 1, path_key ^ child.key(), t, exact, true, sub);
+                  for (Move x : sub) pos_->do_move(x);
+                  spare = sub_ok ? hand_total(attacker_hand()) : 1 << 29;
+                  for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
+                  if (sub_ok) spare_memo_[memo_key] = spare;
+                }
+              }
+              if (spare < best_spare) { best_spare = spare; best = candidates[k]; }
+            }
+            if (fallback < 0) { fallback = best; fallback_t = t; }
+            if (best_spare == 0 || !tie_break || t > kSpareHorizon) { pick = best; break; }
+          }
+          if (t < 2) break;
         }
+        if (pick < 0) { pick = fallback; t = fallback_t; }
       } else {
         for (int i = 0; i < list.size; ++i) t = std::max(t, lens[i]);
-        for (int i = 0; i < list.size; ++i)
-          if (lens[i] == t) candidates[nc++] = i;
-      }
-      int pick = candidates[0];
-      if (nc > 1) {
-        // Equal resistance: prefer the reply that leaves the attacker fewest
-        // pieces in hand at the end (no 駒余り), judged on each reply's own line.
         int best_spare = 1 << 30;
-        for (int k = 0; k < nc; ++k) {
-          int spare;
-          if (tie_break && t <= 128) {
-            ScopedMove child(*pos_, path_, list[candidates[k]]);
-            std::vector<Move> sub;
-            bool sub_ok = extract_line(depth + 1, path_key ^ child.key(), t, exact, false, sub);
-            for (Move x : sub) pos_->do_move(x);
-            spare = sub_ok ? hand_total(attacker_hand()) : 1 << 29;
-            for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
-          } else {
-            spare = is_drop(list[candidates[k]]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
-          }
-          if (spare < best_spare) { best_spare = spare; pick = candidates[k]; }
+        for (int i = 0; i < list.size; ++i) {
+          if (lens[i] != t) continue;
+          int spare = is_drop(list[i]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
+          if (spare < best_spare) { best_spare = spare; pick = i; }
         }
       }
+      if (pick < 0) break;
       chosen = list[pick];
       chosen_len = exact ? t : lens[pick];
     }

@@ -11,6 +11,10 @@ namespace {
 // The exact line (a proven longest defence at every AND node) may need
 // searches of its own: up to 4x the nodes of the search so far, at least 10 M.
 constexpr uint64_t kExactLineMinNodes = 10000000;
+// The first effort cap of a shortest-mate attempt (it starts at the first
+// proof's size, doubling while attempts settle nothing): 100 k nodes are
+// ~30 ms, below which caps only add restarts.
+constexpr uint64_t kMinAttemptNodes = 100000;
 // The fallback lines (read off the table, searching only for lost entries)
 // must still answer a proven mate after a limit or stop(): they may overrun a
 // node limit by 5% plus one clock-check interval (1024 nodes), a time limit by
@@ -28,6 +32,7 @@ constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break,
                           std::vector<Move>& line) {
   line.clear();
+  spare_memo_.clear();
   return extract_line(0, root_key, budget, exact, tie_break, line);
 }
 
@@ -65,24 +70,52 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     line_nodes += nodes_ - before;
   }
 
-  // 2. The shortest mate: binary search over the length. "Is there a mate
-  // within b?" either proves one (the bound drops to its length) or proves
-  // there is none (the lower bound rises to b). Budgets keep the parity of the
-  // mate length. Bisecting rather than stepping down by two matters when the
-  // first proof is far too long (muso-001: 27 plies found first, 11 the
-  // answer): small budgets are cheap to search, and only the last step near
-  // the answer is an expensive "no shorter mate" proof.
+  // 2. The shortest mate, anytime. "Is there a mate within b?" either proves
+  // one (the upper bound `best` drops to its length) or proves there is none
+  // (the lower bound `lo` rises to b); budgets keep the parity of the length.
+  // Each attempt has an effort cap. A round first steps down (b = best - 2:
+  // composed problems are usually found within a few plies of their length,
+  // and finding a mate is far cheaper than refuting all of them), then probes
+  // halfway between lo and best (muso-001: 27 plies found first, 11 the
+  // answer: small budgets are cheap to settle either way). A round that
+  // settles nothing doubles the effort. Bisecting alone spent zukou-017's
+  // whole minute refuting "mate within 31" (300 M nodes, unfinished) while a
+  // 41-ply mate was one step below the first proof's 43.
   uint16_t best = first_len;
   bool minimal = false;
+  mate_len_upper_ = best;
   if (limits.post_search == PostSearchLevel::MinLength) {
     int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
+    uint64_t effort = std::max<uint64_t>(nodes_, kMinAttemptNodes);
+    auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
+      NodeValue w;
+      {
+        auto scope = monitor_.nested(nodes_, effort);
+        w = prove(0, root_key, uint16_t(b));
+      }
+      if (w.pn == 0) {
+        best = std::min<uint16_t>(best, w.mate_len);
+        mate_len_upper_ = best;
+        report_progress();
+        return 1;
+      }
+      if (w.dn == 0 && !depth_cut_) {
+        lo = b;
+        mate_len_lower_ = uint16_t(lo + 2);
+        report_progress();
+        return -1;
+      }
+      return 0;
+    };
     while (!monitor_.caller_budget_spent() && int(best) - 2 > lo) {
-      int candidates = (int(best) - 2 - lo) / 2;
-      int b = lo + 2 * ((candidates + 1) / 2);
-      NodeValue w = prove(0, root_key, uint16_t(b));
-      if (w.pn == 0) best = std::min<uint16_t>(best, w.mate_len);
-      else if (w.dn == 0 && !depth_cut_) lo = b;
-      else break;
+      if (attempt(int(best) - 2) != 0) continue;
+      if (monitor_.caller_budget_spent()) break;
+      bool progress = false;
+      if (int(best) - 4 > lo) {
+        int candidates = (int(best) - 4 - lo) / 2;  // budgets lo+2 .. best-4
+        progress = attempt(lo + 2 * ((candidates + 1) / 2)) != 0;
+      }
+      if (!progress) effort *= 2;
     }
     minimal = int(best) - 2 <= lo;
   }
@@ -110,7 +143,9 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   root_dn_ = PN_INF;
   if (ok) {
     result.status = MateStatus::Mate;
-    result.min_length_proven = exact && result.pv.size() == best;
+    // The shortest mate is proven and the line follows the composers' choices (a defence
+    // without spare pieces may make it shorter than `best`).
+    result.min_length_proven = exact;
   } else {
     result.pv.clear();
     result.status = MateStatus::Unknown;

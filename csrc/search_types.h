@@ -60,6 +60,9 @@ struct SearchProgress {
   int hashfull;
   uint32_t root_pn, root_dn;
   int max_ply_reached;
+  // The shortest-mate post-search so far: the shortest mate found (0: none
+  // yet) and the length below which no mate exists (proven; 0: not known).
+  uint16_t mate_len_upper, mate_len_lower;
 };
 
 using ProgressFn = void (*)(void* ctx, const SearchProgress& progress);

@@ -74,6 +74,8 @@ void Solver::report_progress() {
   p.root_pn = root_pn_;
   p.root_dn = root_dn_;
   p.max_ply_reached = max_ply_reached_;
+  p.mate_len_upper = mate_len_upper_;
+  p.mate_len_lower = mate_len_lower_;
   progress_fn_(progress_ctx_, p);
 }
 
@@ -97,6 +99,7 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   depth_cut_ = false;
   max_ply_reached_ = 0;
   root_pn_ = root_dn_ = 1;
+  mate_len_upper_ = mate_len_lower_ = 0;
   monitor_.start(limits.nodes, limits.time_ms, &stop_requested_);
   monitor_.set_tick(&Solver::on_tick, this, progress_fn_ ? progress_interval_ms_ : 0);
   pos_ = &pos;

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "futility.h"
@@ -102,6 +103,9 @@ class Solver {
   PathSet path_;
   SearchMonitor monitor_;
   std::vector<std::unique_ptr<SearchFrame>> frames_;
+  // Spare pieces at the end of the line from (position, length), for the
+  // defence choice of the exact line (mate_line.cpp); cleared per rebuild.
+  std::unordered_map<uint64_t, int> spare_memo_;
   Position* pos_ = nullptr;
   Color attacker_ = BLACK;
   uint64_t salt_ = 0;
@@ -115,6 +119,8 @@ class Solver {
   void* progress_ctx_ = nullptr;
   uint64_t progress_interval_ms_ = 0;
   uint32_t root_pn_ = 1, root_dn_ = 1;
+  uint16_t mate_len_upper_ = 0;  // shortest mate found so far (0: none), for progress reports
+  uint16_t mate_len_lower_ = 0;  // no mate shorter than this is possible (proven)
 };
 
 }  // namespace usi_mate

@@ -47,6 +47,8 @@ cdef extern from "solver.h" namespace "usi_mate":
         unsigned int root_pn
         unsigned int root_dn
         int max_ply_reached
+        unsigned short mate_len_upper
+        unsigned short mate_len_lower
 
     ctypedef void (*ProgressFn)(void* ctx, const SearchProgress_c& progress) noexcept
 

@@ -92,6 +92,10 @@ class SearchProgress:
     proof_number: int
     disproof_number: int
     max_ply: int
+    # The shortest-mate post-search so far: the shortest mate found (None before
+    # the first proof) and the length below which no mate exists (None: not known).
+    mate_length: int | None = None
+    shortest_possible: int | None = None
 
     @property
     def seconds(self) -> float:

@@ -13,11 +13,15 @@ def _stats(time_ms: int, nodes: int, nps: int, hashfull: int) -> str:
 
 
 def progress_line(p: SearchProgress) -> str:
-    """The periodic ``info`` line: time, nodes, nps, hashfull and the root's pn/dn."""
-    return (
-        f"info {_stats(p.time_ms, p.nodes, p.nps, p.hashfull)} "
-        f"string pn {p.proof_number} dn {p.disproof_number}"
-    )
+    """The periodic ``info`` line: time, nodes, nps, hashfull and the root's pn/dn; during
+    the shortest-mate post-search also the shortest mate found so far (it only improves)
+    and the length below which no mate is proven to exist."""
+    text = f"pn {p.proof_number} dn {p.disproof_number}"
+    if p.mate_length:
+        text += f" mate {p.mate_length}"
+        if p.shortest_possible:
+            text += f" shortest >= {p.shortest_possible}"
+    return f"info {_stats(p.time_ms, p.nodes, p.nps, p.hashfull)} string {text}"
 
 
 def mate_info_line(res: MateResult) -> str:
