@@ -14,12 +14,14 @@ runs it) are measured one after the other, never two at once: each is started on
 sent ``usi``, its ``--option NAME:Key=Value`` settings (``*:Key=Value`` for every engine),
 ``isready`` and ``usinewgame``, then for every problem ``position sfen <sfen>`` and
 ``go mate <ms>``, and its ``checkmate ...`` line is awaited. Time is the wall time from
-sending ``go mate`` to reading ``checkmate``. An engine that has not answered within the
-time limit + 5 s is killed (its process group) and restarted before the next problem, and
-the problem counts as a timeout. Tables are not cleared between problems unless
-``--restart-each`` restarts the engine before every problem (outside the timing):
-usi-mate and KomoringHeights keep their table across ``go mate`` commands, shtsume
-clears its own after each.
+sending ``go mate`` to reading ``checkmate``; before it the driver waits until the engine
+process is idle (on Linux, by its CPU time), since shtsume clears its table after
+answering and that would count in the next problem's time. An engine that has not
+answered within the time limit + 5 s is killed (its process group) and restarted before
+the next problem, and the problem counts as a timeout. Tables are not cleared between
+problems unless ``--restart-each`` restarts the engine before every problem (outside the
+timing): usi-mate and KomoringHeights keep their table across ``go mate`` commands,
+shtsume clears its own after each.
 
 Problem files are read with :mod:`usi_mate.problems` (``<sfen> # <label> <id> ...``;
 labels ``N``, ``nomate``, ``nomate<=N``, ``>=N``). Every mating line is replayed with
@@ -88,6 +90,13 @@ USIOK_TIMEOUT_S = 60.0
 READYOK_TIMEOUT_S = 300.0
 # After `quit`, how long an engine may take to exit before it is killed.
 QUIT_TIMEOUT_S = 5.0
+# Before each `go mate` the engine must be idle: its CPU time may advance at most one
+# clock tick (10 ms at Linux's 100 Hz) in a 100 ms window. shtsume clears its table
+# after it has answered: 0.3-0.7 s for 1 GB (measured), which would otherwise land in the
+# next problem's time; its stdin poll (a 1 ms nanosleep loop) stays under a tick.
+IDLE_WINDOW_S = 0.1
+IDLE_MAX_CPU_S = 0.01
+IDLE_TIMEOUT_S = 30.0
 
 
 # --------------------------------------------------------------------------- arguments
@@ -260,6 +269,27 @@ class UsiEngine:
                 return
             yield line
 
+    def _cpu_seconds(self) -> float | None:
+        """The process's user + system CPU time, all threads (Linux /proc; else None)."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        # Fields 14 and 15 of proc(5) (utime, stime), counted after the ")" of the name.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def wait_idle(self) -> float:
+        """Wait until the engine stops using CPU (see IDLE_WINDOW_S); the seconds waited."""
+        start = time.monotonic()
+        before = self._cpu_seconds()
+        while before is not None and time.monotonic() - start < IDLE_TIMEOUT_S:
+            time.sleep(IDLE_WINDOW_S)
+            after = self._cpu_seconds()
+            if after is None or after - before <= IDLE_MAX_CPU_S:
+                break
+            before = after
+        return time.monotonic() - start
+
     def _note_rss(self) -> None:
         """Record the process's peak resident memory (Linux /proc; elsewhere nothing)."""
         if self.proc is None:
@@ -303,6 +333,7 @@ class UsiEngine:
         if self.proc is None:
             self.start()
             self.restarts += 1
+        self.wait_idle()
         self.send(f"position sfen {sfen}")
         start = time.perf_counter()
         self.send(f"go mate {time_ms}")
@@ -589,8 +620,9 @@ def run(args: argparse.Namespace) -> int:
                     if out:
                         out.write(json.dumps(asdict(rec), ensure_ascii=False) + "\n")
                         out.flush()
+                    what = rec.length if rec.length is not None else answer.status
                     print(
-                        f"{engine.spec.name} {p.id}: {verdict} {_cell(rec)}",
+                        f"{engine.spec.name} {p.id}: {verdict}, {what} ({answer.seconds:.2f} s)",
                         file=sys.stderr,
                         flush=True,
                     )
