@@ -53,7 +53,8 @@ inline Move parse_legal_move(const Position& pos, const std::string& usi) {
   if (!legal) throw std::invalid_argument("illegal move '" + usi + "' in " + pos.sfen());
   // Only reachable when the side not to move was in check, which no legal game allows.
   if (!is_drop(m) && type_of(pos.piece_on(move_to(m))) == KING)
-    throw std::invalid_argument("illegal move '" + usi + "': it captures the king (the position before it was illegal)");
+    throw std::invalid_argument("illegal move '" + usi +
+                                "': it captures the king (the position before it was illegal)");
   return m;
 }
 
@@ -99,8 +100,8 @@ inline std::vector<int> hand_to_counts(Hand h) {
 }
 inline std::vector<int> testing_and_node_disproof_hand(const Position& pos, const std::string& refutation,
                                                        const std::vector<int>& child) {
-  return hand_to_counts(and_node_disproof_hand(pos, ~pos.side_to_move(), hand_from_counts(child),
-                                               parse_legal_move(pos, refutation)));
+  return hand_to_counts(
+      and_node_disproof_hand(pos, ~pos.side_to_move(), hand_from_counts(child), parse_legal_move(pos, refutation)));
 }
 
 }  // namespace api
@@ -134,8 +135,8 @@ struct SolveOutput {
 // Runs the solver on a copy of the position, so the caller's object is never
 // touched while the GIL is released.
 inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes_limit, uint64_t time_ms,
-                         bool root_is_and_node_if_checked, int post_search_level,
-                         bool ignore_futile_interpositions, uint64_t certify_nodes, int max_length) {
+                         bool root_is_and_node_if_checked, int post_search_level, bool ignore_futile_interpositions,
+                         uint64_t certify_nodes, int max_length) {
   SearchLimits limits;
   limits.nodes = nodes_limit;
   limits.time_ms = time_ms;

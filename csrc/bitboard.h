@@ -36,9 +36,18 @@ struct Bitboard {
   Bitboard operator|(Bitboard o) const { return Bitboard(v | o.v); }
   Bitboard operator^(Bitboard o) const { return Bitboard(v ^ o.v); }
   Bitboard operator~() const { return Bitboard(~v & ((u128(1) << 81) - 1)); }
-  Bitboard& operator&=(Bitboard o) { v &= o.v; return *this; }
-  Bitboard& operator|=(Bitboard o) { v |= o.v; return *this; }
-  Bitboard& operator^=(Bitboard o) { v ^= o.v; return *this; }
+  Bitboard& operator&=(Bitboard o) {
+    v &= o.v;
+    return *this;
+  }
+  Bitboard& operator|=(Bitboard o) {
+    v |= o.v;
+    return *this;
+  }
+  Bitboard& operator^=(Bitboard o) {
+    v ^= o.v;
+    return *this;
+  }
   bool operator==(Bitboard o) const { return v == o.v; }
   bool test(Square s) const { return (v >> s) & 1; }
   uint64_t lo() const { return uint64_t(v); }
@@ -47,7 +56,11 @@ struct Bitboard {
   bool more_than_one() const { return (v & (v - 1)) != 0; }
   Square lsb() const { return lo() ? lsb64(lo()) : 64 + lsb64(hi()); }
   Square msb() const { return hi() ? 64 + msb64(hi()) : msb64(lo()); }
-  Square pop_lsb() { Square s = lsb(); v &= v - 1; return s; }
+  Square pop_lsb() {
+    Square s = lsb();
+    v &= v - 1;
+    return s;
+  }
 };
 
 inline Bitboard square_bb(Square s) { return Bitboard(u128(1) << s); }
@@ -64,18 +77,28 @@ struct Bitboard {
   Bitboard operator|(Bitboard o) const { return Bitboard(lo_ | o.lo_, hi_ | o.hi_); }
   Bitboard operator^(Bitboard o) const { return Bitboard(lo_ ^ o.lo_, hi_ ^ o.hi_); }
   Bitboard operator~() const { return Bitboard(~lo_, ~hi_ & ((uint64_t(1) << 17) - 1)); }
-  Bitboard& operator&=(Bitboard o) { lo_ &= o.lo_; hi_ &= o.hi_; return *this; }
-  Bitboard& operator|=(Bitboard o) { lo_ |= o.lo_; hi_ |= o.hi_; return *this; }
-  Bitboard& operator^=(Bitboard o) { lo_ ^= o.lo_; hi_ ^= o.hi_; return *this; }
+  Bitboard& operator&=(Bitboard o) {
+    lo_ &= o.lo_;
+    hi_ &= o.hi_;
+    return *this;
+  }
+  Bitboard& operator|=(Bitboard o) {
+    lo_ |= o.lo_;
+    hi_ |= o.hi_;
+    return *this;
+  }
+  Bitboard& operator^=(Bitboard o) {
+    lo_ ^= o.lo_;
+    hi_ ^= o.hi_;
+    return *this;
+  }
   bool operator==(Bitboard o) const { return lo_ == o.lo_ && hi_ == o.hi_; }
   bool test(Square s) const { return s < 64 ? (lo_ >> s) & 1 : (hi_ >> (s - 64)) & 1; }
   uint64_t lo() const { return lo_; }
   uint64_t hi() const { return hi_; }
   int popcount() const { return popcount64(lo_) + popcount64(hi_); }
   // Two bits in one half, or one in each.
-  bool more_than_one() const {
-    return ((lo_ & (lo_ - 1)) | (hi_ & (hi_ - 1))) != 0 || (lo_ != 0 && hi_ != 0);
-  }
+  bool more_than_one() const { return ((lo_ & (lo_ - 1)) | (hi_ & (hi_ - 1))) != 0 || (lo_ != 0 && hi_ != 0); }
   Square lsb() const { return lo_ ? lsb64(lo_) : 64 + lsb64(hi_); }
   Square msb() const { return hi_ ? 64 + msb64(hi_) : msb64(lo_); }
   Square pop_lsb() {
@@ -117,11 +140,11 @@ enum Direction : int {
 struct Tables {
   Bitboard ray[SQ_NB][DIR_NB];
   Bitboard step[COLOR_NB][PIECE_TYPE_NB][SQ_NB];  // non-sliding attacks (pawn, knight, silver, gold, king)
-  Bitboard between[SQ_NB][SQ_NB];  // squares strictly between two aligned squares
-  Bitboard line[SQ_NB][SQ_NB];     // the full line through two aligned squares
+  Bitboard between[SQ_NB][SQ_NB];                 // squares strictly between two aligned squares
+  Bitboard line[SQ_NB][SQ_NB];                    // the full line through two aligned squares
   Bitboard file[9];
   Bitboard rank[9];
-  Bitboard zone[COLOR_NB];         // promotion zone
+  Bitboard zone[COLOR_NB];              // promotion zone
   Bitboard no_move_ranks[COLOR_NB][3];  // [c][0] last rank (pawn, lance), [c][1] last two (knight)
 };
 extern Tables T;
@@ -140,15 +163,11 @@ inline Bitboard rook_attacks(Square s, Bitboard occ) {
 inline Bitboard bishop_attacks(Square s, Bitboard occ) {
   return slide(s, DIR_NE, occ) | slide(s, DIR_SW, occ) | slide(s, DIR_SE, occ) | slide(s, DIR_NW, occ);
 }
-inline Bitboard lance_attacks(Color c, Square s, Bitboard occ) {
-  return slide(s, c == BLACK ? DIR_N : DIR_S, occ);
-}
+inline Bitboard lance_attacks(Color c, Square s, Bitboard occ) { return slide(s, c == BLACK ? DIR_N : DIR_S, occ); }
 inline Bitboard king_attacks(Square s) { return T.step[BLACK][KING][s]; }
 inline Bitboard step_attacks(Color c, PieceType pt, Square s) { return T.step[c][pt][s]; }
 // Empty-board rays, used to find the sliders that could pin or discover.
-inline Bitboard rook_rays(Square s) {
-  return T.ray[s][DIR_N] | T.ray[s][DIR_S] | T.ray[s][DIR_E] | T.ray[s][DIR_W];
-}
+inline Bitboard rook_rays(Square s) { return T.ray[s][DIR_N] | T.ray[s][DIR_S] | T.ray[s][DIR_E] | T.ray[s][DIR_W]; }
 inline Bitboard bishop_rays(Square s) {
   return T.ray[s][DIR_NE] | T.ray[s][DIR_SW] | T.ray[s][DIR_SE] | T.ray[s][DIR_NW];
 }
@@ -161,7 +180,10 @@ inline Bitboard attacks(Color c, PieceType pt, Square s, Bitboard occ) {
     case ROOK: return rook_attacks(s, occ);
     case HORSE: return bishop_attacks(s, occ) | king_attacks(s);
     case DRAGON: return rook_attacks(s, occ) | king_attacks(s);
-    case PRO_PAWN: case PRO_LANCE: case PRO_KNIGHT: case PRO_SILVER: return T.step[c][GOLD][s];
+    case PRO_PAWN:
+    case PRO_LANCE:
+    case PRO_KNIGHT:
+    case PRO_SILVER: return T.step[c][GOLD][s];
     default: return T.step[c][pt][s];
   }
 }

@@ -26,11 +26,11 @@ constexpr uint64_t kCertifyResearchNodes = 200000;
 }  // namespace
 
 struct Solver::CertifyWork {
-  uint64_t start_nodes = 0;  // the solver's node count when the walk began
-  bool incomplete = false;   // the budget (positions walked plus nodes re-searched) spent, or stop()
-  std::unordered_map<uint64_t, int> path_ply;   // full key of each position on the walk's path -> ply
-  std::unordered_set<uint64_t> independent;     // positions certified without leaning on the path
-  std::vector<Move> moves;                      // the walk's path from the root
+  uint64_t start_nodes = 0;                    // the solver's node count when the walk began
+  bool incomplete = false;                     // the budget (positions walked plus nodes re-searched) spent, or stop()
+  std::unordered_map<uint64_t, int> path_ply;  // full key of each position on the walk's path -> ply
+  std::unordered_set<uint64_t> independent;    // positions certified without leaning on the path
+  std::vector<Move> moves;                     // the walk's path from the root
   DisproofCertificate* out = nullptr;
 };
 
@@ -87,12 +87,19 @@ int Solver::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
   const MoveList& list = *evasions;
   if (list.size == 0) {
     // Mate on the board: the "no mate" above was wrong.
-    if (w.out->failed_at.empty()) { w.out->failed_at = pos_->sfen(); w.out->failed_path = w.moves; }
+    if (w.out->failed_at.empty()) {
+      w.out->failed_at = pos_->sfen();
+      w.out->failed_path = w.moves;
+    }
     return -1;
   }
   // Order the replies: repetitions first (they need no subtree), then what the
   // table disproves, then path-dependent results, then the rest by disproof number.
-  struct Candidate { Move m; int rank; uint32_t dn; };
+  struct Candidate {
+    Move m;
+    int rank;
+    uint32_t dn;
+  };
   std::vector<Candidate> cands;
   for (Move m : list) {
     ScopedMove child(*pos_, m);
@@ -102,10 +109,14 @@ int Solver::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
       c.rank = 0;
     } else {
       TTResult t = tt_.probe(tt_key(), attacker_hand(), BUDGET_NONE);
-      if (t.found && t.dn == 0) c.rank = 1;
-      else if (rep_table_.contains(path_result_key(path_key, ck, 0))) c.rank = 2;
-      else if (t.found && t.pn == 0) c.rank = 4;
-      else c.dn = t.found ? t.dn : 1;
+      if (t.found && t.dn == 0)
+        c.rank = 1;
+      else if (rep_table_.contains(path_result_key(path_key, ck, 0)))
+        c.rank = 2;
+      else if (t.found && t.pn == 0)
+        c.rank = 4;
+      else
+        c.dn = t.found ? t.dn : 1;
     }
     cands.push_back(c);
   }
@@ -168,8 +179,9 @@ void Solver::certify_no_mate(uint64_t root_key, DisproofCertificate& out) {
   bool or_root = pos_->side_to_move() == attacker_;
   int r = or_root ? certify_or(0, root_key, w) : certify_and(0, root_key, w);
   out.nodes = nodes_ - w.start_nodes;
-  out.status = r >= 0 ? DisproofCertificate::Built
-               : w.incomplete ? DisproofCertificate::Incomplete : DisproofCertificate::Failed;
+  out.status = r >= 0         ? DisproofCertificate::Built
+               : w.incomplete ? DisproofCertificate::Incomplete
+                              : DisproofCertificate::Failed;
   if (out.status != DisproofCertificate::Built) out.refutations.clear();
 }
 

@@ -20,8 +20,10 @@ uint32_t evasion_weight(const MoveList& moves) {
   uint32_t n = 0;
   Bitboard drop_squares;
   for (Move m : moves) {
-    if (is_drop(m)) drop_squares |= square_bb(move_to(m));
-    else ++n;
+    if (is_drop(m))
+      drop_squares |= square_bb(move_to(m));
+    else
+      ++n;
   }
   return n + uint32_t(drop_squares.popcount());
 }
@@ -34,8 +36,7 @@ SearchFrame& Solver::frame(int ply) {
   return *frames_[ply];
 }
 
-void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch,
-                        uint16_t budget) {
+void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget) {
   c.hand = 0;
   c.mate_len = 0;
   c.path_dependent = 0;
@@ -43,30 +44,43 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
   c.futile = 0;
   if (!or_node && futile_mode_ && budget != BUDGET_NONE && is_drop(c.move) &&
       is_futile_drop(ply, path_key, c.move, &c.hand)) {
-    c.pn = 0; c.dn = PN_INF; c.futile = 1;
+    c.pn = 0;
+    c.dn = PN_INF;
+    c.futile = 1;
     return;
   }
   ScopedMove child(*pos_, c.move);
   ++nodes_;
   uint64_t fk = child.key();
   if (path_.contains(fk)) {
-    c.pn = PN_INF; c.dn = 0; c.path_dependent = 1; c.mate_len = LEN_INF;
+    c.pn = PN_INF;
+    c.dn = 0;
+    c.path_dependent = 1;
+    c.mate_len = LEN_INF;
     return;
   }
   uint64_t key = tt_key();
   Hand hand = attacker_hand();
   TTResult r = tt_.probe(key, hand, budget);
   if (r.found && (r.pn == 0 || r.dn == 0)) {
-    c.pn = r.pn; c.dn = r.dn; c.hand = r.hand; c.mate_len = r.mate_len;
+    c.pn = r.pn;
+    c.dn = r.dn;
+    c.hand = r.hand;
+    c.mate_len = r.mate_len;
   } else if (rep_table_.contains(path_result_key(path_key, fk, budget_salt(budget)))) {
-    c.pn = PN_INF; c.dn = 0; c.path_dependent = 1; c.mate_len = LEN_INF;
+    c.pn = PN_INF;
+    c.dn = 0;
+    c.path_dependent = 1;
+    c.mate_len = LEN_INF;
   } else if (r.found) {
-    c.pn = r.pn; c.dn = r.dn;
+    c.pn = r.pn;
+    c.dn = r.dn;
   } else if (or_node) {
     // A new AND node. No evasion: mate in one, settled here without a visit.
     generate_evasions(*pos_, scratch);
     if (scratch.size == 0) {
-      c.pn = 0; c.dn = PN_INF;
+      c.pn = 0;
+      c.dn = PN_INF;
       c.hand = and_node_proof_hand(*pos_, attacker_, HAND_ZERO);
       tt_.store(key, c.hand, 0, PN_INF, 0, 1);
     } else if (budget == 0) {
@@ -74,22 +88,32 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
       // needed), unless every move is a futile interposition.
       Hand u = HAND_ZERO;
       if (futile_mode_ && only_futile_evasions(ply + 1, path_key ^ fk, scratch, &u)) {
-        c.pn = 0; c.dn = PN_INF; c.hand = and_node_proof_hand(*pos_, attacker_, u);
+        c.pn = 0;
+        c.dn = PN_INF;
+        c.hand = and_node_proof_hand(*pos_, attacker_, u);
         tt_.store(key, c.hand, 0, PN_INF, 0, 1);
       } else {
-        c.pn = PN_INF; c.dn = 0; c.hand = hand; c.mate_len = 2;
+        c.pn = PN_INF;
+        c.dn = 0;
+        c.hand = hand;
+        c.mate_len = 2;
       }
     } else {
       c.pn = std::max(r.pn, evasion_weight(scratch));
       c.dn = r.dn;
     }
   } else if (budget == 0) {
-    c.pn = PN_INF; c.dn = 0; c.hand = full_hand(); c.mate_len = 1;  // an OR node needs a ply to mate
+    c.pn = PN_INF;
+    c.dn = 0;
+    c.hand = full_hand();
+    c.mate_len = 1;  // an OR node needs a ply to mate
   } else {
     // A new OR node. No check: no mate, settled here.
     generate_checks(*pos_, scratch);
     if (scratch.size == 0) {
-      c.pn = PN_INF; c.dn = 0; c.mate_len = LEN_INF;
+      c.pn = PN_INF;
+      c.dn = 0;
+      c.mate_len = LEN_INF;
       c.hand = or_node_disproof_hand(*pos_, attacker_, full_hand());
       tt_.store(key, c.hand, PN_INF, 0, LEN_INF, 1);
     } else {
@@ -108,13 +132,14 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
 // seven similar proof numbers would otherwise make far checks look seven times
 // harder than they are.
 void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n) {
-  if (or_node) generate_checks(*pos_, f.moves);
-  else generate_evasions(*pos_, f.moves);
+  if (or_node)
+    generate_checks(*pos_, f.moves);
+  else
+    generate_evasions(*pos_, f.moves);
   n = f.moves.size;
   // Every child's cluster is probed below; a probe is a cache miss in a large
   // table, so start all the loads now and let them overlap.
-  for (int i = 0; i < n; ++i)
-    tt_.prefetch(TranspositionTable::fix_key(pos_->board_key_after(f.moves[i]) ^ salt_));
+  for (int i = 0; i < n; ++i) tt_.prefetch(TranspositionTable::fix_key(pos_->board_key_after(f.moves[i]) ^ salt_));
   uint16_t budget = child_budget(f.budget);
   MoveList& scratch = frame(ply + 1).moves;  // the child frame is not in use yet
   Bitboard drop_seen;
@@ -125,7 +150,12 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
     if (!or_node && is_drop(m)) {
       Bitboard to = square_bb(move_to(m));
       if (drop_seen & to) {
-        c.delayed = 1; c.pn = 1; c.dn = 1; c.hand = 0; c.mate_len = 0; c.path_dependent = 0;
+        c.delayed = 1;
+        c.pn = 1;
+        c.dn = 1;
+        c.hand = 0;
+        c.mate_len = 0;
+        c.path_dependent = 0;
         continue;
       }
       drop_seen |= to;
@@ -161,8 +191,8 @@ void Solver::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node,
 // Stores a node's outcome and fills `out`: proof or disproof hands by the
 // rules of proof_hand.h, mate lengths, and path dependence (a disproof that
 // leaned on a repetition goes to the repetition table, never the TT).
-void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key,
-                      uint32_t amount, NodeValue& out) {
+void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
+                      NodeValue& out) {
   out.pn = pn;
   out.dn = dn;
   out.hand = attacker_hand();
@@ -285,10 +315,16 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
       }
     }
     uint32_t sum_v = min_v == 0 ? PN_INF : uint32_t(std::min<uint64_t>(sum, PN_INF - 1));
-    if (n == 0) { min_v = PN_INF; sum_v = 0; }
+    if (n == 0) {
+      min_v = PN_INF;
+      sum_v = 0;
+    }
     pn = or_node ? min_v : sum_v;
     dn = or_node ? sum_v : min_v;
-    if (ply == 0) { root_pn_ = pn; root_dn_ = dn; }
+    if (ply == 0) {
+      root_pn_ = pn;
+      root_dn_ = dn;
+    }
     if (pn >= th_pn || dn >= th_dn || monitor_.should_stop(nodes_)) break;
 
     ChildNode& c = f.child[best];

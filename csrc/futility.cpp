@@ -43,7 +43,11 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_h
           path_.erase(capture.key());
         }
         cut = monitor_.should_stop(nodes_);
-        if (v.pn == 0) { r.found = true; r.pn = 0; r.hand = v.hand; }
+        if (v.pn == 0) {
+          r.found = true;
+          r.pn = 0;
+          r.hand = v.hand;
+        }
       }
       if (r.found && r.pn == 0 && hand_count(r.hand, x) < hand_count(attacker_hand(), x)) {
         futile = true;

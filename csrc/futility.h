@@ -41,7 +41,11 @@ class FutilityMemo {
  private:
   static constexpr uint32_t kSize = 1u << 16;
   uint32_t index(uint64_t key) const { return uint32_t((key ^ generation_) >> 32) & (kSize - 1); }
-  struct Slot { uint64_t key = 0; Hand hand = 0; int futile = 0; };
+  struct Slot {
+    uint64_t key = 0;
+    Hand hand = 0;
+    int futile = 0;
+  };
   std::vector<Slot> slots_;
   uint64_t generation_ = 1;
 };

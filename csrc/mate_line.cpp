@@ -34,9 +34,14 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
   for (int depth = ply; depth < limits_.max_ply; ++depth) {
     bool or_node = pos_->side_to_move() == attacker_;
     MoveList list;
-    if (or_node) generate_checks(*pos_, list);
-    else generate_evasions(*pos_, list);
-    if (!or_node && list.size == 0) { ok = true; break; }
+    if (or_node)
+      generate_checks(*pos_, list);
+    else
+      generate_evasions(*pos_, list);
+    if (!or_node && list.size == 0) {
+      ok = true;
+      break;
+    }
     if (!or_node && futile_mode_) {
       // Futile interpositions are no resistance: drop them from the replies;
       // when nothing else is left, the line ends here as a mate.
@@ -46,7 +51,10 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
         if (!(is_drop(list[i]) && is_futile_drop(depth, path_key, list[i], &h))) list.moves[kept++] = list[i];
       }
       list.size = kept;
-      if (kept == 0) { ok = true; break; }
+      if (kept == 0) {
+        ok = true;
+        break;
+      }
     }
     if (r == 0) break;
     uint16_t rc = child_budget(r);
@@ -147,21 +155,36 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
                   if (sub_ok) spare_memo_[memo_key] = spare;
                 }
               }
-              if (spare < best_spare) { best_spare = spare; best = candidates[k]; }
+              if (spare < best_spare) {
+                best_spare = spare;
+                best = candidates[k];
+              }
             }
-            if (fallback < 0) { fallback = best; fallback_t = t; }
-            if (best_spare == 0 || !tie_break || t > kSpareHorizon) { pick = best; break; }
+            if (fallback < 0) {
+              fallback = best;
+              fallback_t = t;
+            }
+            if (best_spare == 0 || !tie_break || t > kSpareHorizon) {
+              pick = best;
+              break;
+            }
           }
           if (t < 2) break;
         }
-        if (pick < 0) { pick = fallback; t = fallback_t; }
+        if (pick < 0) {
+          pick = fallback;
+          t = fallback_t;
+        }
       } else {
         for (int i = 0; i < list.size; ++i) t = std::max(t, lens[i]);
         int best_spare = 1 << 30;
         for (int i = 0; i < list.size; ++i) {
           if (lens[i] != t) continue;
           int spare = is_drop(list[i]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
-          if (spare < best_spare) { best_spare = spare; pick = i; }
+          if (spare < best_spare) {
+            best_spare = spare;
+            pick = i;
+          }
         }
       }
       if (pick < 0) break;

@@ -90,7 +90,9 @@ class SearchMonitor {
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
     Scope& operator=(Scope&&) = delete;
-    ~Scope() { if (m_) --m_->depth_; }
+    ~Scope() {
+      if (m_) --m_->depth_;
+    }
 
    private:
     SearchMonitor* m_;
@@ -99,8 +101,7 @@ class SearchMonitor {
   Scope nested(uint64_t nodes, uint64_t node_budget) {
     const Budget& outer = stack_[depth_ - 1];
     uint64_t cap = node_budget > kNoLimit - nodes ? kNoLimit : nodes + node_budget;
-    return push({std::min(cap, outer.node_cap), outer.deadline, outer.honors_stop, outer.exhausted,
-                 outer.grace_given});
+    return push({std::min(cap, outer.node_cap), outer.deadline, outer.honors_stop, outer.exhausted, outer.grace_given});
   }
   // A budget of its own: the enclosing limits do not apply inside it. Without
   // honors_stop, a stop() shrinks it to the grace (kGraceNodes, kGraceTime).

@@ -106,20 +106,24 @@ void Position::set_sfen(const std::string& input) {
     char ch = board[i];
     if (ch == '/') {
       if (promote) throw std::invalid_argument("'+' not followed by a piece in the board field");
-      if (file != -1) throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board does not have 9 squares");
+      if (file != -1)
+        throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board does not have 9 squares");
       if (++rank > 8) throw std::invalid_argument("the board has more than 9 ranks");
       file = 8;
     } else if (ch >= '1' && ch <= '9') {
       if (promote) throw std::invalid_argument("'+' must be followed by a piece letter");
       file -= ch - '0';
-      if (file < -1) throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
+      if (file < -1)
+        throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
     } else if (ch == '+') {
       if (promote) throw std::invalid_argument("'++' in the board field");
       promote = true;
     } else {
       PieceType pt = type_from_char(ch);
-      if (pt == NO_PIECE_TYPE) throw std::invalid_argument(std::string("unknown piece letter '") + ch + "' in the board field");
-      if (file < 0) throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
+      if (pt == NO_PIECE_TYPE)
+        throw std::invalid_argument(std::string("unknown piece letter '") + ch + "' in the board field");
+      if (file < 0)
+        throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
       Color c = std::isupper(static_cast<unsigned char>(ch)) ? BLACK : WHITE;
       if (promote) {
         if (!can_promote(pt)) throw std::invalid_argument(std::string("a '") + ch + "' cannot be promoted");
@@ -127,7 +131,8 @@ void Position::set_sfen(const std::string& input) {
         promote = false;
       }
       if (pt == KING) {
-        if (++kings[c] > 1) throw std::invalid_argument(std::string("more than one ") + (c == BLACK ? "black" : "white") + " king");
+        if (++kings[c] > 1)
+          throw std::invalid_argument(std::string("more than one ") + (c == BLACK ? "black" : "white") + " king");
       } else {
         ++counts[hand_type(pt)];
       }
@@ -232,8 +237,14 @@ std::string Position::sfen() const {
     int empty = 0;
     for (int f = 8; f >= 0; --f) {
       Piece p = board_[make_square(f, r)];
-      if (p == NO_PIECE) { ++empty; continue; }
-      if (empty) { out += char('0' + empty); empty = 0; }
+      if (p == NO_PIECE) {
+        ++empty;
+        continue;
+      }
+      if (empty) {
+        out += char('0' + empty);
+        empty = 0;
+      }
       PieceType pt = type_of(p);
       if (pt > KING) out += '+';
       char ch = kPieceChars[hand_type(pt)];
@@ -265,7 +276,8 @@ namespace {
 inline Bitboard step_attackers(const Position& pos, Color c, Square s) {
   Color them = ~c;
   return (((T.step[them][PAWN][s] & pos.pieces(PAWN)) | (T.step[them][KNIGHT][s] & pos.pieces(KNIGHT)) |
-           (T.step[them][SILVER][s] & pos.pieces(SILVER))) & pos.pieces(c)) |
+           (T.step[them][SILVER][s] & pos.pieces(SILVER))) &
+          pos.pieces(c)) |
          (T.step[them][GOLD][s] & pos.golds(c)) |
          (king_attacks(s) & (pos.pieces(KING) | pos.pieces(HORSE) | pos.pieces(DRAGON)) & pos.pieces(c));
 }
@@ -421,9 +433,7 @@ Move Position::complete_move(Move m) const {
   return m | (Move(type_of(p)) << 16);
 }
 
-std::string square_to_usi(Square s) {
-  return std::string(1, char('1' + file_of(s))) + char('a' + rank_of(s));
-}
+std::string square_to_usi(Square s) { return std::string(1, char('1' + file_of(s))) + char('a' + rank_of(s)); }
 
 std::string move_to_usi(Move m) {
   if (m == MOVE_NONE) return "none";

@@ -23,9 +23,9 @@ namespace usi_mate {
 struct StateInfo {
   uint64_t board_key;
   uint64_t hand_key;
-  Bitboard checkers;   // pieces giving check to the side to move
-  Move move;           // the move that led here (MOVE_NONE at the root)
-  Piece captured;      // piece captured by that move
+  Bitboard checkers;  // pieces giving check to the side to move
+  Move move;          // the move that led here (MOVE_NONE at the root)
+  Piece captured;     // piece captured by that move
 };
 
 class Position {
@@ -48,8 +48,8 @@ class Position {
   Bitboard pieces(Color c, PieceType pt) const { return by_type_[pt] & by_color_[c]; }
   // Gold-movers: gold and the four promoted minor pieces.
   Bitboard golds(Color c) const {
-    return (by_type_[GOLD] | by_type_[PRO_PAWN] | by_type_[PRO_LANCE] | by_type_[PRO_KNIGHT] |
-            by_type_[PRO_SILVER]) & by_color_[c];
+    return (by_type_[GOLD] | by_type_[PRO_PAWN] | by_type_[PRO_LANCE] | by_type_[PRO_KNIGHT] | by_type_[PRO_SILVER]) &
+           by_color_[c];
   }
   Bitboard rook_likes(Color c) const { return (by_type_[ROOK] | by_type_[DRAGON]) & by_color_[c]; }
   Bitboard bishop_likes(Color c) const { return (by_type_[BISHOP] | by_type_[HORSE]) & by_color_[c]; }

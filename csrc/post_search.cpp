@@ -29,8 +29,7 @@ constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 
 // Rebuilds the line into `line` within the current budget; the scope that sets
 // that budget is the caller's.
-bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break,
-                          std::vector<Move>& line) {
+bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line) {
   line.clear();
   spare_memo_.clear();
   return extract_line(0, root_key, budget, exact, tie_break, line);
@@ -48,8 +47,8 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     Clock::time_point deadline = Clock::time_point::max();
     if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
     if (limits.time_ms)
-      deadline = std::max(monitor_.caller_deadline() + std::chrono::milliseconds(limits.time_ms / 20),
-                          Clock::now()) + kGraceTime;
+      deadline = std::max(monitor_.caller_deadline() + std::chrono::milliseconds(limits.time_ms / 20), Clock::now()) +
+                 kGraceTime;
     return monitor_.own(cap, deadline, false);
   };
 

@@ -35,7 +35,9 @@ class PathSet {
     size_ = 0;
   }
   // Every search erases what it inserts, so the set is normally empty already.
-  void clear_if_dirty() { if (size_) clear(); }
+  void clear_if_dirty() {
+    if (size_) clear();
+  }
   bool contains(uint64_t key) const {
     if (!filter_[bucket(key)]) return false;
     for (uint32_t i = home(key); slots_[i].count; i = (i + 1) & kMask)
@@ -46,7 +48,10 @@ class PathSet {
     ++filter_[bucket(key)];
     uint32_t i = home(key);
     for (; slots_[i].count; i = (i + 1) & kMask)
-      if (slots_[i].key == key) { ++slots_[i].count; return; }
+      if (slots_[i].key == key) {
+        ++slots_[i].count;
+        return;
+      }
     slots_[i].key = key;
     slots_[i].count = 1;
     ++size_;
@@ -77,7 +82,10 @@ class PathSet {
   static uint32_t home(uint64_t key) { return uint32_t(key >> 40) & kMask; }
   static constexpr uint32_t kFilterSize = 1u << 12;
   static uint32_t bucket(uint64_t key) { return uint32_t(key) & (kFilterSize - 1); }
-  struct Slot { uint64_t key = 0; uint32_t count = 0; };
+  struct Slot {
+    uint64_t key = 0;
+    uint32_t count = 0;
+  };
   std::vector<Slot> slots_;
   std::vector<uint16_t> filter_;
   uint32_t size_ = 0;  // occupied slots

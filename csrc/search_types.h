@@ -41,7 +41,7 @@ struct SearchLimits {
   uint64_t nodes = 0;    // 0 = no limit
   uint64_t time_ms = 0;  // 0 = no limit
   bool root_is_and_node_if_checked = false;
-  int max_ply = 4000;    // deeper paths are cut; a "no mate" that relied on a cut becomes unknown
+  int max_ply = 4000;  // deeper paths are cut; a "no mate" that relied on a cut becomes unknown
   // Only mates of at most this many plies count (USI `go depth N`); 0 = any length.
   // "No mate within N" is not "no mate": it ends as Unknown with StopReason::LengthLimit.
   int max_length = 0;
@@ -76,22 +76,22 @@ struct DisproofCertificate {
   enum Status : int { None = 0, Built = 1, Incomplete = 2, Failed = 3 };
   Status status = None;
   std::vector<std::pair<std::string, Move>> refutations;  // defender position (SFEN) -> reply
-  uint64_t nodes = 0;             // positions walked plus nodes re-searched
-  std::string failed_at;          // Failed: a defender position with no refutation found
-  std::vector<Move> failed_path;  // Failed: the moves from the root to it
+  uint64_t nodes = 0;                                     // positions walked plus nodes re-searched
+  std::string failed_at;                                  // Failed: a defender position with no refutation found
+  std::vector<Move> failed_path;                          // Failed: the moves from the root to it
 };
 
 struct SearchResult {
   MateStatus status = MateStatus::Unknown;
   StopReason stop_reason = StopReason::None;
-  std::vector<Move> pv;      // the mating line (attacker and defender moves)
-  uint64_t nodes = 0;        // every node of the search, line rebuild included
-  uint64_t line_nodes = 0;   // of which the line rebuild after the proof
+  std::vector<Move> pv;     // the mating line (attacker and defender moves)
+  uint64_t nodes = 0;       // every node of the search, line rebuild included
+  uint64_t line_nodes = 0;  // of which the line rebuild after the proof
   uint64_t time_ms = 0;
   int hashfull = 0;
   int max_ply_reached = 0;
-  std::string error;         // Invalid: why the position cannot be searched; else a note
-  bool min_length_proven = false;  // no shorter mate exists (PostSearchLevel::MinLength finished)
+  std::string error;                // Invalid: why the position cannot be searched; else a note
+  bool min_length_proven = false;   // no shorter mate exists (PostSearchLevel::MinLength finished)
   DisproofCertificate certificate;  // filled for "no mate" when SearchLimits::certify_nodes > 0
 };
 

@@ -128,8 +128,8 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   uint64_t root_key = pos.full_key();
   path_.insert(root_key);
   // `go depth N`: only mates within N plies count (a bounded search from the start).
-  uint16_t root_budget = limits.max_length > 0 ? uint16_t(std::min(limits.max_length, int(BUDGET_NONE) - 1))
-                                               : BUDGET_NONE;
+  uint16_t root_budget =
+      limits.max_length > 0 ? uint16_t(std::min(limits.max_length, int(BUDGET_NONE) - 1)) : BUDGET_NONE;
   NodeValue v = prove(0, root_key, root_budget);
   root_pn_ = v.pn;
   root_dn_ = v.dn;

@@ -48,7 +48,9 @@ class Solver {
   // arming a search and its start is not lost.
   void reset_stop() { stop_requested_.store(false, std::memory_order_relaxed); }
   void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms) {
-    progress_fn_ = fn; progress_ctx_ = ctx; progress_interval_ms_ = interval_ms;
+    progress_fn_ = fn;
+    progress_ctx_ = ctx;
+    progress_interval_ms_ = interval_ms;
   }
   int hashfull() const { return tt_.hashfull(); }
   // The table's knowledge of a position, searched with the side to move
@@ -68,8 +70,8 @@ class Solver {
   void expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n);
   void init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget);
   void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
-  void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key,
-                uint32_t amount, NodeValue& out);
+  void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
+                NodeValue& out);
   SearchFrame& frame(int ply);
   uint64_t tt_key() const { return TranspositionTable::fix_key(pos_->board_key() ^ salt_); }
   Hand attacker_hand() const { return pos_->hand(attacker_); }
@@ -83,8 +85,7 @@ class Solver {
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
 
   // mate_line.cpp
-  bool extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
-                    std::vector<Move>& line);
+  bool extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
   int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
 
   // certify.cpp

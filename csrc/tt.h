@@ -39,25 +39,27 @@ struct TTEntry {
   Hand hand;
   uint32_t pn;
   uint32_t dn;
-  uint32_t amount;   // nodes spent below this entry (saturating): what replacement keeps
-  uint16_t mate_len; // proven: plies of the mate found (an upper bound of the shortest);
-                     // disproven: no mate is shorter than this (LEN_INF: no mate at all)
+  uint32_t amount;      // nodes spent below this entry (saturating): what replacement keeps
+  uint16_t mate_len;    // proven: plies of the mate found (an upper bound of the shortest);
+                        // disproven: no mate is shorter than this (LEN_INF: no mate at all)
   uint16_t generation;  // the search that wrote it: older searches' entries are evicted first
 };
 static_assert(sizeof(TTEntry) == 32, "TT entries are 32 bytes");
 
 struct TTResult {
   uint32_t pn = 1, dn = 1;
-  Hand hand = 0;        // proof or disproof hand when resolved
+  Hand hand = 0;          // proof or disproof hand when resolved
   uint16_t mate_len = 0;  // proven: mate length; disproven: shortest possible mate length
   uint32_t amount = 0;
-  bool found = false;   // an exact or resolving entry was found
+  bool found = false;  // an exact or resolving entry was found
 };
 
 class TranspositionTable {
  public:
   static constexpr int kClusterSize = 8;
-  struct Cluster { TTEntry e[kClusterSize]; };
+  struct Cluster {
+    TTEntry e[kClusterSize];
+  };
 
   // Allocates mb megabytes (at least one cluster). Throws std::bad_alloc and
   // keeps the previous table when the memory is not there.
@@ -95,7 +97,9 @@ class TranspositionTable {
     // (key with bit 0 cleared) * count, the same index on every build.
     return mul_hi64(key & ~uint64_t(1), count_);
   }
-  struct Free { void operator()(void* p) const { std::free(p); } };
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
   // calloc, not a vector: the OS hands out zeroed pages lazily, so a 1 GB table
   // costs nothing until used, where value-initialising a vector wrote every
   // page up front (0.5-2.8 s at isready for 1 GB, measured).
