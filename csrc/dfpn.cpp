@@ -42,13 +42,6 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
   c.path_dependent = 0;
   c.delayed = 0;
   c.futile = 0;
-  if (!or_node && futile_mode_ && budget != BUDGET_NONE && is_drop(c.move) &&
-      is_futile_drop(ply, path_key, c.move, &c.hand)) {
-    c.pn = 0;
-    c.dn = PN_INF;
-    c.futile = 1;
-    return;
-  }
   ScopedMove child(*pos_, c.move);
   ++nodes_;
   uint64_t fk = child.key();
@@ -137,11 +130,16 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
   else
     generate_evasions(*pos_, f.moves);
   n = f.moves.size;
+  f.waiting = 0;
   // Every child's cluster is probed below; a probe is a cache miss in a large
   // table, so start all the loads now and let them overlap.
   for (int i = 0; i < n; ++i) tt_.prefetch(TranspositionTable::fix_key(pos_->board_key_after(f.moves[i]) ^ salt_));
   uint16_t budget = child_budget(f.budget);
   MoveList& scratch = frame(ply + 1).moves;  // the child frame is not in use yet
+  // Composers' count in a bounded search: whether a drop is futile depends on
+  // the mate the other replies allow (futility.cpp), so drops wait until
+  // those are proven (resolve_waiting_drops).
+  bool drops_wait = !or_node && futile_mode_ && f.budget != BUDGET_NONE;
   Bitboard drop_seen;
   for (int i = 0; i < n; ++i) {
     Move m = f.moves[i];
@@ -149,13 +147,15 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
     c.move = m;
     if (!or_node && is_drop(m)) {
       Bitboard to = square_bb(move_to(m));
-      if (drop_seen & to) {
-        c.delayed = 1;
+      if (drops_wait || (drop_seen & to)) {
+        c.delayed = drops_wait ? kWaiting : kStandBy;
+        f.waiting += drops_wait;
         c.pn = 1;
         c.dn = 1;
         c.hand = 0;
         c.mate_len = 0;
         c.path_dependent = 0;
+        c.futile = 0;
         continue;
       }
       drop_seen |= to;
@@ -163,6 +163,8 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
     init_child(c, ply, or_node, path_key, scratch, budget);
     if ((or_node && c.pn == 0) || (!or_node && c.dn == 0 && !c.path_dependent)) {
       n = i + 1;  // settled: the rest need not be looked at
+      f.waiting = 0;
+      for (int j = 0; j < n; ++j) f.waiting += f.child[j].delayed == kWaiting;
       break;
     }
   }
@@ -171,6 +173,44 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
     for (int i = 0; i < n; ++i)
       if (f.child[i].pn == 0 && !f.child[i].delayed && is_drop(f.child[i].move))
         activate_next_drop(f, n, i, or_node, path_key, ply);
+}
+
+// The drops of an AND node whose other replies are all proven: a drop is
+// futile when its capture leaves a mate no longer than those replies allow
+// (their longest proven mate, counted from this node; 0 when there are none),
+// else it is resistance and searched like any reply (the first one on each
+// square, the next when that one is proven).
+void Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key) {
+  uint16_t bound = 0;
+  for (int i = 0; i < n; ++i) {
+    const ChildNode& c = f.child[i];
+    if (!is_drop(c.move) && c.pn == 0) bound = std::max<uint16_t>(bound, add_len(c.mate_len));
+  }
+  MoveList& scratch = frame(ply + 1).moves;
+  uint16_t budget = child_budget(f.budget);
+  Bitboard active;  // squares with a drop in the search
+  for (int i = 0; i < n; ++i) {
+    ChildNode& c = f.child[i];
+    if (c.delayed != kWaiting) continue;
+    Hand h = HAND_ZERO;
+    if (is_futile_drop(ply, path_key, c.move, bound, &h)) {
+      c.delayed = 0;
+      c.pn = 0;
+      c.dn = PN_INF;
+      c.hand = h;
+      c.futile = 1;
+      continue;
+    }
+    Bitboard to = square_bb(move_to(c.move));
+    if (active & to) {
+      c.delayed = kStandBy;
+      continue;
+    }
+    active |= to;
+    init_child(c, ply, false, path_key, scratch, budget);
+    if (c.pn == 0) active ^= to;  // proven at once: the next one on the square comes in
+  }
+  f.waiting = 0;
 }
 
 void Solver::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply) {
@@ -182,7 +222,7 @@ void Solver::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node,
   MoveList& scratch = frame(ply + 1).moves;
   for (int j = 0; j < n; ++j) {
     ChildNode& c = f.child[j];
-    if (!c.delayed || move_to(c.move) != to) continue;
+    if (c.delayed != kStandBy || move_to(c.move) != to) continue;
     init_child(c, ply, or_node, path_key, scratch, child_budget(f.budget));
     if (c.pn != 0) return;  // this one now stands for the square
   }
@@ -321,6 +361,11 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     }
     pn = or_node ? min_v : sum_v;
     dn = or_node ? sum_v : min_v;
+    if (pn == 0 && f.waiting) {
+      // Every other reply is proven: now the waiting drops can be judged.
+      resolve_waiting_drops(f, n, ply, path_key);
+      continue;
+    }
     if (ply == 0) {
       root_pn_ = pn;
       root_dn_ = dn;

@@ -1,22 +1,26 @@
-// Futile interpositions (無駄合; docs/FUTILE.md): a drop between the king and a
-// single distant checker, after which the attacker takes the dropped piece
-// (with a check) and mates without needing it.
+// Futile interpositions (無駄合; docs/FUTILE.md), by the composers' rule.
+//
+// At an AND node P in check from a single distant piece, a drop of piece X
+// between king and checker is futile when the attacker can take the dropped
+// piece with a check and then, with X given back to the defender, mate in no
+// more plies than P's mate without any drop: the drop only adds two plies (the
+// drop and the capture) to a mate that was there before. `bound` is that
+// length, counted from P over its other (non-drop) replies; 0 when it has
+// none, when the capture must leave a mate at once (further futile drops
+// aside). A drop after which the attacker needs X, or mates more slowly, is
+// real resistance. Moved interpositions are never futile.
 #include "scoped_move.h"
 #include "solver.h"
 
 namespace usi_mate {
 
-// The position after the capture must be proven with a proof hand holding
-// fewer of the dropped type than the attacker then has. The drop's own proof
-// hand is returned through proof_hand. Called at the AND node before the drop;
-// the capture line is proven here (a capped sub-search) if the table lacks it.
-bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_hand) {
+bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand) {
   Bitboard checkers = pos_->checkers();
   Square k = pos_->king_square(~attacker_);
   if (!checkers || checkers.more_than_one() || k == SQ_NONE) return false;
   Square s = checkers.lsb(), b = move_to(drop);
   if (!T.between[s][k].test(b)) return false;
-  uint64_t memo_key = pos_->full_key() ^ mix64(drop);
+  uint64_t memo_key = pos_->full_key() ^ mix64(drop) ^ mix64(0xb0b0000ULL + bound);
   int known = futility_memo_.get(memo_key, proof_hand);
   if (known >= 0) return known == 1;
   PieceType x = drop_type(drop);
@@ -29,32 +33,41 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_h
     for (Move m : captures) {
       if (is_drop(m) || move_to(m) != b) continue;  // any checking capture of the dropped piece
       ScopedMove capture(*pos_, m);
-      if (path_.contains(capture.key())) continue;
-      TTResult r = tt_.probe(tt_key(), attacker_hand(), BUDGET_NONE);
-      // An unresolved entry that already cost a capped sub-search is not tried
-      // again: every re-expansion of the AND node would repeat it.
-      bool tried = r.found && r.pn != 0 && r.amount >= kFutilityNodeCap / 2;
-      if (!(r.found && r.pn == 0) && !tried) {
-        NodeValue v;
-        {
-          auto budget = monitor_.nested(nodes_, kFutilityNodeCap);
-          path_.insert(capture.key());
-          v = prove(ply + 2, path_key ^ dropped.key() ^ capture.key(), BUDGET_NONE);
-          path_.erase(capture.key());
+      // The mate without the drop: the captured piece goes back to the defender.
+      pos_->pass_hand_piece(attacker_, x);
+      uint64_t q_key = pos_->full_key();
+      if (!path_.contains(q_key)) {
+        TTResult r = tt_.probe(tt_key(), attacker_hand(), bound);
+        if (!(r.found && r.pn == 0) && !(r.found && r.dn == 0)) {
+          // Mates this short are proven in a few hundred nodes; the cap keeps
+          // a hard capture line from costing a full search (it is then real
+          // resistance), and the memo asks each question once per solve.
+          NodeValue v;
+          path_.insert(q_key);
+          if (bound == 0) {
+            // "Mate at once": a look at the replies, no search to cap.
+            v = prove(ply + 2, path_key ^ dropped.key() ^ q_key, 0);
+          } else {
+            auto budget = monitor_.nested(nodes_, kFutilityNodeCap);
+            v = prove(ply + 2, path_key ^ dropped.key() ^ q_key, bound);
+          }
+          path_.erase(q_key);
+          cut = monitor_.should_stop(nodes_);
+          if (v.pn == 0) {
+            r.found = true;
+            r.pn = 0;
+            r.hand = v.hand;
+          }
         }
-        cut = monitor_.should_stop(nodes_);
-        if (v.pn == 0) {
-          r.found = true;
-          r.pn = 0;
-          r.hand = v.hand;
+        if (r.found && r.pn == 0) {
+          // The attacker's hand at Q (the piece given back) is its hand at P:
+          // the same proof hand covers the drop at P.
+          futile = true;
+          *proof_hand = r.hand;
         }
       }
-      if (r.found && r.pn == 0 && hand_count(r.hand, x) < hand_count(attacker_hand(), x)) {
-        futile = true;
-        *proof_hand = hand_before_move(r.hand, m, make_piece(~attacker_, x));
-        break;
-      }
-      if (cut) break;
+      pos_->pass_hand_piece(~attacker_, x);
+      if (futile || cut) break;
     }
   }
   // Only a completed judgement is remembered: one cut short by a limit is not a judgement.
@@ -62,8 +75,10 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_h
   return futile;
 }
 
-// True when the defender (to move, in check) has replies and every one is a
-// futile interposition; proof_union collects their proof hands.
+// True when the defender (to move, in check) has replies, none of them a king
+// move, capture or moved interposition, and every one is a futile drop with
+// nothing to compare against (bound 0): the check is mate but for futile
+// drops. proof_union collects their proof hands.
 bool Solver::only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union) {
   if (evasions.size == 0) return false;
   for (Move m : evasions)
@@ -71,7 +86,7 @@ bool Solver::only_futile_evasions(int ply, uint64_t path_key, const MoveList& ev
   Hand u = HAND_ZERO;
   for (Move m : evasions) {
     Hand h = HAND_ZERO;
-    if (!is_futile_drop(ply, path_key, m, &h)) return false;
+    if (!is_futile_drop(ply, path_key, m, 0, &h)) return false;
     u = hand_max(u, h);
   }
   *proof_union = u;

@@ -26,6 +26,10 @@ int Solver::decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget) {
 // before returning; false when the budget ran out or no line was found.
 bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
                           std::vector<Move>& line) {
+  // Lines are read to their ends for the composers' spare-piece choices only
+  // while they are at most this many plies long: spare pieces arise near the
+  // end of a line, and reading every candidate's line is quadratic.
+  constexpr uint16_t kSpareHorizon = 128;
   // The moves made so far, each with its position on the path (undone on return).
   std::vector<std::unique_ptr<ScopedMove>> made;
   size_t start = line.size();
@@ -42,13 +46,23 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
       ok = true;
       break;
     }
+    uint16_t rc = child_budget(r);
     if (!or_node && futile_mode_) {
       // Futile interpositions are no resistance: drop them from the replies;
-      // when nothing else is left, the line ends here as a mate.
+      // when nothing else is left, the line ends here as a mate. Futility is
+      // judged as the search judged it: against the longest mate the table
+      // proves for the other replies (futility.cpp).
+      uint16_t bound = 0;
+      for (Move m : list) {
+        if (is_drop(m) || r == 0) continue;
+        ScopedMove child(*pos_, m);
+        TTResult t = tt_.probe(tt_key(), attacker_hand(), rc);
+        if (t.found && t.pn == 0) bound = std::max<uint16_t>(bound, add_len(t.mate_len));
+      }
       int kept = 0;
       for (int i = 0; i < list.size; ++i) {
         Hand h;
-        if (!(is_drop(list[i]) && is_futile_drop(depth, path_key, list[i], &h))) list.moves[kept++] = list[i];
+        if (!(is_drop(list[i]) && is_futile_drop(depth, path_key, list[i], bound, &h))) list.moves[kept++] = list[i];
       }
       list.size = kept;
       if (kept == 0) {
@@ -57,22 +71,72 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
       }
     }
     if (r == 0) break;
-    uint16_t rc = child_budget(r);
     Move chosen = MOVE_NONE;
     uint16_t chosen_len = 0;
     if (or_node) {
-      for (int attempt = 0; attempt < 2 && chosen == MOVE_NONE; ++attempt) {
+      // The checks the table proves within the budget, with their recorded lengths.
+      Move proven[MAX_MOVES];
+      uint16_t recorded[MAX_MOVES];
+      int np = 0;
+      for (int attempt = 0; attempt < 2 && np == 0; ++attempt) {
         for (Move m : list) {
           ScopedMove child(*pos_, m);
           if (path_.contains(child.key())) continue;
           TTResult t = tt_.probe(tt_key(), attacker_hand(), rc);
-          if (t.found && t.pn == 0 && (chosen == MOVE_NONE || t.mate_len < chosen_len)) {
-            chosen = m;
-            chosen_len = t.mate_len;
+          if (t.found && t.pn == 0) {
+            proven[np] = m;
+            recorded[np++] = t.mate_len;
           }
         }
-        if (chosen == MOVE_NONE && (attempt > 0 || prove(depth, path_key, r).pn != 0)) break;
+        if (np == 0 && (attempt > 0 || prove(depth, path_key, r).pn != 0)) break;
       }
+      if (np == 0) break;
+      int pick = 0;
+      for (int i = 1; i < np; ++i)
+        if (recorded[i] < recorded[pick]) pick = i;
+      chosen_len = recorded[pick];
+      // The attacker mates fastest and, composers add, uses up the pieces in
+      // hand (zukou-025, -059: two mates of one length, one leaving a piece,
+      // decide which defence is the longest without spare pieces). So the
+      // lines of the candidates are read to their ends: all of them when lines
+      // are not exact (recorded lengths go stale, see the AND nodes below),
+      // the equally short ones when they are.
+      if (tie_break && futile_mode_ && np > 1 && rc <= kSpareHorizon) {
+        uint16_t best_len = 0;
+        int best_spare = 1 << 30;
+        int best = -1;
+        for (int i = 0; i < np; ++i) {
+          if (exact && recorded[i] != recorded[pick]) continue;
+          uint16_t len = recorded[i];
+          int spare = 1 << 29;
+          ScopedMove child(*pos_, path_, proven[i]);
+          uint64_t memo_key = child.key() ^ mix64(uint64_t(rc) + (exact ? 0x10000 : 0x20000));
+          auto known = line_memo_.find(memo_key);
+          if (known != line_memo_.end()) {
+            len = known->second.len;
+            spare = known->second.spare;
+          } else {
+            std::vector<Move> sub;
+            if (extract_line(depth + 1, path_key ^ child.key(), exact ? recorded[i] : rc, exact, tie_break, sub)) {
+              for (Move x : sub) pos_->do_move(x);
+              spare = hand_total(attacker_hand());
+              for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
+              len = uint16_t(sub.size());
+              line_memo_[memo_key] = {len, spare};
+            }
+          }
+          if (best < 0 || len < best_len || (len == best_len && spare < best_spare)) {
+            best = i;
+            best_len = len;
+            best_spare = spare;
+          }
+        }
+        if (best >= 0) {
+          pick = best;
+          chosen_len = exact ? recorded[best] : rc;
+        }
+      }
+      chosen = proven[pick];
     } else {
       // Every reply must be mated within rc; note how long each mate is.
       uint16_t lens[MAX_MOVES];
@@ -100,7 +164,6 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
       // defences, 31 and 25, leave a gold and a pawn). With tie_break, the
       // lines are read to their ends for this, while they are at most
       // kSpareHorizon plies long: spare pieces arise near the end of a line.
-      constexpr uint16_t kSpareHorizon = 128;
       int pick = -1;
       uint16_t t = 0;
       if (exact) {
@@ -143,16 +206,16 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
                 // defences avoid spare pieces too); each (position, length) once.
                 ScopedMove child(*pos_, path_, list[candidates[k]]);
                 uint64_t memo_key = child.key() ^ mix64(t);
-                auto known = spare_memo_.find(memo_key);
-                if (known != spare_memo_.end()) {
-                  spare = known->second;
+                auto known = line_memo_.find(memo_key);
+                if (known != line_memo_.end()) {
+                  spare = known->second.spare;
                 } else {
                   std::vector<Move> sub;
                   bool sub_ok = extract_line(depth + 1, path_key ^ child.key(), t, exact, true, sub);
                   for (Move x : sub) pos_->do_move(x);
                   spare = sub_ok ? hand_total(attacker_hand()) : 1 << 29;
                   for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
-                  if (sub_ok) spare_memo_[memo_key] = spare;
+                  if (sub_ok) line_memo_[memo_key] = {uint16_t(sub.size()), spare};
                 }
               }
               if (spare < best_spare) {
@@ -164,7 +227,9 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
               fallback = best;
               fallback_t = t;
             }
-            if (best_spare == 0 || !tie_break || t > kSpareHorizon) {
+            // Only the composers' count lets a shorter defence without spare
+            // pieces win over a longer one; the strict count keeps the longest.
+            if (best_spare == 0 || !tie_break || !futile_mode_ || t > kSpareHorizon) {
               pick = best;
               break;
             }
@@ -176,20 +241,50 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
           t = fallback_t;
         }
       } else {
-        for (int i = 0; i < list.size; ++i) t = std::max(t, lens[i]);
+        // The longest line each reply gets from what the table knows: its own
+        // line, read to the end by the same rules. Recorded proof lengths go
+        // stale as the post-search finds shorter mates deeper down (zukou-004:
+        // both replies recorded 37 plies, one had a 23-ply line and was
+        // chosen, a 25-ply answer to a 39-ply problem); lines never overstate
+        // a mate, so the longest of them errs long, never short.
         int best_spare = 1 << 30;
+        uint16_t best_len = 0;
         for (int i = 0; i < list.size; ++i) {
-          if (lens[i] != t) continue;
+          uint16_t len = lens[i];
           int spare = is_drop(list[i]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
-          if (spare < best_spare) {
-            best_spare = spare;
+          if (list.size > 1) {
+            ScopedMove child(*pos_, path_, list[i]);
+            uint64_t memo_key = child.key() ^ 0x6c696e65ULL;  // not a (position, length) key of the exact lines
+            auto known = line_memo_.find(memo_key);
+            if (known != line_memo_.end()) {
+              len = known->second.len;
+              spare = known->second.spare;
+            } else {
+              std::vector<Move> sub;
+              if (extract_line(depth + 1, path_key ^ child.key(), rc, false, tie_break, sub)) {
+                for (Move x : sub) pos_->do_move(x);
+                spare = hand_total(attacker_hand());
+                for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
+                len = uint16_t(sub.size());
+                line_memo_[memo_key] = {len, spare};
+              }
+            }
+          }
+          // Composers' count (futile_mode_): no spare pieces first, then the
+          // longest; strict count: the longest, then the fewest spare pieces.
+          bool spare_first = tie_break && futile_mode_ && (spare == 0) != (best_spare == 0);
+          bool better = pick < 0 || (spare_first ? spare == 0 : len != best_len ? len > best_len : spare < best_spare);
+          if (better) {
             pick = i;
+            best_len = len;
+            best_spare = spare;
           }
         }
+        t = rc;  // the chosen reply's line fits in the budget; it is read again from the table
       }
       if (pick < 0) break;
       chosen = list[pick];
-      chosen_len = exact ? t : lens[pick];
+      chosen_len = t;
     }
     if (chosen == MOVE_NONE || monitor_.exhausted()) break;
     line.push_back(chosen);

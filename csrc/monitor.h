@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cassert>
 #include <chrono>
 #include <cstdint>
 
@@ -125,7 +124,9 @@ class SearchMonitor {
   }
 
   Scope push(const Budget& b) {
-    assert(depth_ < int(stack_.size()));
+    // Deeper than the stack (futility checks nested in futility checks): the
+    // enclosing budget stays in force.
+    if (depth_ >= int(stack_.size())) return Scope(nullptr);
     stack_[depth_++] = b;
     return Scope(this);
   }
@@ -156,9 +157,10 @@ class SearchMonitor {
     return true;
   }
 
-  // Depth: the caller's budget, a rebuild or certificate budget, a futility
-  // check inside it, a re-search inside that: 4 at most today.
-  std::array<Budget, 8> stack_{};
+  // Depth: the caller's budget, a rebuild or certificate budget, futility
+  // checks inside it (a chain of futile drops nests one check in another, up
+  // to the 7 squares between a king and a checker), a re-search inside that.
+  std::array<Budget, 32> stack_{};
   int depth_ = 1;
   uint64_t next_check_ = kCheckInterval;
   const std::atomic<bool>* stop_flag_ = nullptr;

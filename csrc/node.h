@@ -20,14 +20,21 @@ struct ChildNode {
   Hand hand;               // proof hand if pn == 0, disproof hand if dn == 0
   uint16_t mate_len;       // proven: mate length; disproven: shortest possible mate length
   uint8_t path_dependent;  // disproven only because of a repetition on the path
-  uint8_t delayed;         // an interposing drop not expanded yet (see Solver::expand)
+  uint8_t delayed;         // an interposing drop not expanded yet: kStandBy or kWaiting (Solver::expand)
   uint8_t futile;          // a futile interposition: proven, and its length does not count
 };
+
+// ChildNode::delayed: a drop on a square whose first drop is still in the
+// search (delayed expansion), or one waiting for the other replies to be
+// proven before its futility can be judged (composers' count).
+constexpr uint8_t kStandBy = 1;
+constexpr uint8_t kWaiting = 2;
 
 // A ply's moves and children, ~14 KB: created once per new maximum depth and
 // reused, so the search loop never allocates.
 struct SearchFrame {
   uint16_t budget;  // mates longer than this many plies do not count at this node
+  int waiting;      // drops waiting for their futility judgement
   MoveList moves;
   ChildNode child[MAX_MOVES];
 };

@@ -377,6 +377,13 @@ void Position::do_move(Move m) {
   states_.push_back(next);
 }
 
+void Position::pass_hand_piece(Color from, PieceType pt) {
+  StateInfo& s = states_.back();
+  hand_[from] = hand_sub(hand_[from], pt);
+  hand_[~from] = hand_add(hand_[~from], pt);
+  s.hand_key += zobrist::hand[~from][pt] - zobrist::hand[from][pt];
+}
+
 uint64_t Position::board_key_after(Move m) const {
   uint64_t k = st().board_key ^ zobrist::side;
   Square to = move_to(m);

@@ -80,6 +80,11 @@ class Position {
   // True when the move (assumed legal) gives check.
   bool gives_check(Move m) const;
 
+  // Moves one piece of type pt from `from`'s hand to the other side's (the
+  // futility check's "mate with the piece given back"); the caller gives it
+  // back the same way before undoing moves below it.
+  void pass_hand_piece(Color from, PieceType pt);
+
   // Fills a move's moved-type bits from the board; returns MOVE_NONE if the origin
   // holds no piece of the side to move. Used when parsing USI.
   Move complete_move(Move m16) const;

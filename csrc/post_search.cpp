@@ -31,7 +31,7 @@ constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 // that budget is the caller's.
 bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line) {
   line.clear();
-  spare_memo_.clear();
+  line_memo_.clear();
   return extract_line(0, root_key, budget, exact, tie_break, line);
 }
 
@@ -130,7 +130,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   }
   if (!ok && limits.post_search != PostSearchLevel::None) {
     auto scope = grace_scope(kFallbackNodes[0]);
-    ok = rebuild_line(root_key, best, false, false, result.pv);
+    ok = rebuild_line(root_key, best, false, true, result.pv);
   }
   line_nodes += nodes_ - before;
   if (!ok && have_first) {

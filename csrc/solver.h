@@ -70,6 +70,7 @@ class Solver {
   void expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n);
   void init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget);
   void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
+  void resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key);
   void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
                 NodeValue& out);
   SearchFrame& frame(int ply);
@@ -77,7 +78,7 @@ class Solver {
   Hand attacker_hand() const { return pos_->hand(attacker_); }
 
   // futility.cpp
-  bool is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_hand);
+  bool is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand);
   bool only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union);
 
   // post_search.cpp
@@ -104,9 +105,14 @@ class Solver {
   PathSet path_;
   SearchMonitor monitor_;
   std::vector<std::unique_ptr<SearchFrame>> frames_;
-  // Spare pieces at the end of the line from (position, length), for the
-  // defence choice of the exact line (mate_line.cpp); cleared per rebuild.
-  std::unordered_map<uint64_t, int> spare_memo_;
+  // Lines already read while choosing defences (mate_line.cpp): their length
+  // and the attacker's spare pieces at their end, by position (and length, for
+  // exact lines); cleared per rebuild.
+  struct LineMemo {
+    uint16_t len;
+    int spare;
+  };
+  std::unordered_map<uint64_t, LineMemo> line_memo_;
   Position* pos_ = nullptr;
   Color attacker_ = BLACK;
   uint64_t salt_ = 0;

@@ -32,6 +32,20 @@ def test_issue_162_futile_drops_are_not_counted(sfen, length):
     assert check_mate_line(sfen, strict.moves, allow_futile_end=False) is None
 
 
+# antma's tsume5 (flag muda-ai, label 5): after B*5d, interpositions on 4c are taken by
+# the bishop with mate without the captured piece, but that mate is longer than the
+# other defences allow, so they are real resistance (docs/FUTILE.md): 5, not 3.
+SLOWER_AFTER_CAPTURE = "l6nl/3+R1pk2/3p3gp/p1p3p2/1p1nsN3/2P3P1P/PP1P1S3/1SG2GK2/LN6L b BGPrbs4p 1"
+
+
+def test_a_drop_whose_capture_mates_only_later_is_resistance():
+    result = solve(SLOWER_AFTER_CAPTURE, nodes_limit=NODES)
+    assert result.mate_length == 5 and result.min_length_proven
+    assert check_mate_line(SLOWER_AFTER_CAPTURE, result.moves) is None
+    # B*5d 3b3a G*3b, the 3-ply answer that called the drops on 4c futile, is not it.
+    assert str(result.moves[0]) != "B*5d"
+
+
 TENDO = load_labelled("tendo.sfen")
 # The published solutions that end where only futile interpositions are left,
 # plus a spread of the others (the long ones are benchmarked, not tested).
