@@ -6,7 +6,9 @@ The build is portable by default. Environment variables:
   machine, not portable to others);
 - USI_MATE_PORTABLE=1 builds the core without `unsigned __int128` (two 64-bit halves
   per bitboard, csrc/bitops.h), the code MSVC compiles on Windows: CI builds this
-  variant on Linux so the Windows code path is tested on every run.
+  variant on Linux so the Windows code path is tested on every run;
+- USI_MATE_TSAN=1 builds with ThreadSanitizer (GCC/Clang; for checking the
+  multi-threaded search, docs/THREADS.md says how to run the tests with it).
 
 The objects are not rebuilt when only a variable changes: switch with `--force`.
 """
@@ -31,6 +33,10 @@ else:
         compile_args.append("-march=native")
 if os.environ.get("USI_MATE_PORTABLE", "0") not in ("", "0"):
     define_macros.append(("USI_MATE_PORTABLE", "1"))
+link_args = []
+if os.environ.get("USI_MATE_TSAN", "0") not in ("", "0"):
+    compile_args += ["-fsanitize=thread", "-g", "-O1"]
+    link_args.append("-fsanitize=thread")
 
 extension = Extension(
     "usi_mate._core",
@@ -39,6 +45,7 @@ extension = Extension(
     depends=sorted(glob.glob("csrc/*.h")),
     language="c++",
     extra_compile_args=compile_args,
+    extra_link_args=link_args,
     define_macros=define_macros,
 )
 

@@ -108,7 +108,7 @@ int Solver::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
     if (w.path_ply.count(ck)) {
       c.rank = 0;
     } else {
-      TTResult t = tt_.probe(tt_key(), attacker_hand(), BUDGET_NONE);
+      TTResult t = tt_->probe(tt_key(), attacker_hand(), BUDGET_NONE);
       if (t.found && t.dn == 0)
         c.rank = 1;
       else if (rep_table_.contains(path_result_key(path_key, ck, 0)))

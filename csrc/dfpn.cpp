@@ -54,7 +54,7 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
   }
   uint64_t key = tt_key();
   Hand hand = attacker_hand();
-  TTResult r = tt_.probe(key, hand, budget);
+  TTResult r = tt_->probe(key, hand, budget);
   if (r.found && (r.pn == 0 || r.dn == 0)) {
     c.pn = r.pn;
     c.dn = r.dn;
@@ -75,7 +75,7 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
       c.pn = 0;
       c.dn = PN_INF;
       c.hand = and_node_proof_hand(*pos_, attacker_, HAND_ZERO);
-      tt_.store(key, c.hand, 0, PN_INF, 0, 1);
+      tt_->store(key, c.hand, 0, PN_INF, 0, 1);
     } else if (budget == 0) {
       // The defender has a move, so no mate within 0 plies (at least 2 are
       // needed), unless every move is a futile interposition.
@@ -84,7 +84,7 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
         c.pn = 0;
         c.dn = PN_INF;
         c.hand = and_node_proof_hand(*pos_, attacker_, u);
-        tt_.store(key, c.hand, 0, PN_INF, 0, 1);
+        tt_->store(key, c.hand, 0, PN_INF, 0, 1);
       } else {
         c.pn = PN_INF;
         c.dn = 0;
@@ -108,7 +108,7 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
       c.dn = 0;
       c.mate_len = LEN_INF;
       c.hand = or_node_disproof_hand(*pos_, attacker_, full_hand());
-      tt_.store(key, c.hand, PN_INF, 0, LEN_INF, 1);
+      tt_->store(key, c.hand, PN_INF, 0, LEN_INF, 1);
     } else {
       c.pn = r.pn;
       c.dn = std::max(r.dn, uint32_t(scratch.size));
@@ -133,7 +133,7 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
   f.waiting = 0;
   // Every child's cluster is probed below; a probe is a cache miss in a large
   // table, so start all the loads now and let them overlap.
-  for (int i = 0; i < n; ++i) tt_.prefetch(TranspositionTable::fix_key(pos_->board_key_after(f.moves[i]) ^ salt_));
+  for (int i = 0; i < n; ++i) tt_->prefetch(TranspositionTable::fix_key(pos_->board_key_after(f.moves[i]) ^ salt_));
   uint16_t budget = child_budget(f.budget);
   MoveList& scratch = frame(ply + 1).moves;  // the child frame is not in use yet
   // Composers' count in a bounded search: whether a drop is futile depends on
@@ -261,7 +261,7 @@ void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t
       out.hand = and_node_proof_hand(*pos_, attacker_, u);
       out.mate_len = resisting ? add_len(len) : 0;
     }
-    tt_.store(key, out.hand, 0, PN_INF, out.mate_len, amount);
+    tt_->store(key, out.hand, 0, PN_INF, out.mate_len, amount);
   } else if (dn == 0) {
     if (or_node) {
       // No mate within the budget after any check: the shortest conceivable mate is
@@ -292,12 +292,12 @@ void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t
       uint64_t fk = pos_->full_key();
       rep_table_.insert(path_result_key(path_key ^ fk, fk, budget_salt(f.budget)));
     } else {
-      tt_.store(key, out.hand, PN_INF, 0, out.mate_len, amount);
+      tt_->store(key, out.hand, PN_INF, 0, out.mate_len, amount);
     }
   } else {
     // Unresolved (thresholds reached or the budget spent): the estimates stay
     // valid lower bounds of the work left, for the next visit.
-    tt_.store(key, attacker_hand(), pn, dn, 0, amount);
+    tt_->store(key, attacker_hand(), pn, dn, 0, amount);
   }
 }
 
@@ -325,7 +325,7 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     }
     out = mated ? NodeValue{0, PN_INF, and_node_proof_hand(*pos_, attacker_, u), 0, false}
                 : NodeValue{PN_INF, 0, attacker_hand(), uint16_t(or_node ? 1 : 2), false};
-    if (mated) tt_.store(tt_key(), out.hand, 0, PN_INF, 0, 1);
+    if (mated) tt_->store(tt_key(), out.hand, 0, PN_INF, 0, 1);
     return out;
   }
   uint64_t nodes_start = nodes_;
@@ -346,7 +346,7 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
       uint32_t v = or_node ? c.pn : c.dn;
       uint32_t w = or_node ? c.dn : c.pn;
       sum += w;
-      if (v < min_v || best < 0) {
+      if (v < min_v || best < 0 || (tie_last_ && v == min_v)) {
         second = min_v;
         min_v = v;
         best = i;
@@ -379,7 +379,7 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     // 1+epsilon trick (Pawlewicz & Lew): stay in the best child until it is a
     // quarter worse than the second best, not just one worse; this cuts the
     // thrashing between siblings of similar value.
-    uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(second) + std::max<uint32_t>(1, second / 4));
+    uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(second) + std::max<uint32_t>(1, second / eps_div_));
     uint64_t child_th_sum = std::min<uint64_t>(PN_INF, uint64_t(th_sum) - sum_v + w_best);
     uint32_t cth_pn = uint32_t(or_node ? child_th_min : child_th_sum);
     uint32_t cth_dn = uint32_t(or_node ? child_th_sum : child_th_min);

@@ -37,7 +37,7 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
       pos_->pass_hand_piece(attacker_, x);
       uint64_t q_key = pos_->full_key();
       if (!path_.contains(q_key)) {
-        TTResult r = tt_.probe(tt_key(), attacker_hand(), bound);
+        TTResult r = tt_->probe(tt_key(), attacker_hand(), bound);
         if (!(r.found && r.pn == 0) && !(r.found && r.dn == 0)) {
           // Mates this short are proven in a few hundred nodes; the cap keeps
           // a hard capture line from costing a full search (it is then real

@@ -11,7 +11,7 @@ namespace usi_mate {
 // 1 when the position (the side to move as it stands) has no mate within
 // `budget` plies, 0 when it has one, -1 when the search could not tell.
 int Solver::decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget) {
-  TTResult r = tt_.probe(tt_key(), attacker_hand(), budget);
+  TTResult r = tt_->probe(tt_key(), attacker_hand(), budget);
   if (r.found && r.dn == 0) return 1;
   if (r.found && r.pn == 0) return 0;
   NodeValue v = prove(ply, path_key, budget);
@@ -56,7 +56,7 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
       for (Move m : list) {
         if (is_drop(m) || r == 0) continue;
         ScopedMove child(*pos_, m);
-        TTResult t = tt_.probe(tt_key(), attacker_hand(), rc);
+        TTResult t = tt_->probe(tt_key(), attacker_hand(), rc);
         if (t.found && t.pn == 0) bound = std::max<uint16_t>(bound, add_len(t.mate_len));
       }
       int kept = 0;
@@ -82,7 +82,7 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
         for (Move m : list) {
           ScopedMove child(*pos_, m);
           if (path_.contains(child.key())) continue;
-          TTResult t = tt_.probe(tt_key(), attacker_hand(), rc);
+          TTResult t = tt_->probe(tt_key(), attacker_hand(), rc);
           if (t.found && t.pn == 0) {
             proven[np] = m;
             recorded[np++] = t.mate_len;
@@ -143,10 +143,10 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
       bool all = true;
       for (int i = 0; i < list.size && all; ++i) {
         ScopedMove child(*pos_, list[i]);
-        TTResult t = tt_.probe(tt_key(), attacker_hand(), rc);
+        TTResult t = tt_->probe(tt_key(), attacker_hand(), rc);
         if (!(t.found && t.pn == 0) && !path_.contains(child.key())) {
           path_.insert(child.key());
-          if (prove(depth + 1, path_key ^ child.key(), rc).pn == 0) t = tt_.probe(tt_key(), attacker_hand(), rc);
+          if (prove(depth + 1, path_key ^ child.key(), rc).pn == 0) t = tt_->probe(tt_key(), attacker_hand(), rc);
           path_.erase(child.key());
         }
         all = t.found && t.pn == 0;
@@ -184,7 +184,7 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
               int d;
               {
                 ScopedMove child(*pos_, list[i]);
-                TTResult p = tt_.probe(tt_key(), attacker_hand(), uint16_t(t - 2));
+                TTResult p = tt_->probe(tt_key(), attacker_hand(), uint16_t(t - 2));
                 d = p.found && p.dn == 0 ? 1 : 0;
               }
               if (!d) {

@@ -90,6 +90,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
       NodeValue w;
       {
         auto scope = monitor_.nested(nodes_, effort);
+        HelperScope helpers(*this, uint16_t(b), false);
         w = prove(0, root_key, uint16_t(b));
       }
       if (w.pn == 0) {

@@ -31,15 +31,88 @@ constexpr uint64_t kFutileSalt = 0x5a5a5a5a5a5a5a5aULL;  // bit 0 clear: it is t
 
 }  // namespace
 
-Solver::Solver(uint64_t hash_mb) {
+Solver::Solver(uint64_t hash_mb) : own_tt_(new TranspositionTable), tt_(own_tt_.get()) {
   init_core();
-  tt_.resize(hash_mb);
+  tt_->resize(hash_mb);
 }
 
-void Solver::resize(uint64_t hash_mb) { tt_.resize(hash_mb); }
+Solver::Solver(TranspositionTable* shared, int id) : tt_(shared), id_(id) {
+  // Diversity by id: odd helpers take the last of equal children, and the
+  // 1+epsilon margin alternates between 1/2 and 1/8 of the second best (the
+  // main thread's 1/4 in between), so the threads' paths part early.
+  tie_last_ = id % 2 == 1;
+  eps_div_ = (id / 2) % 2 == 0 ? 2 : 8;
+}
+
+Solver::~Solver() {
+  helpers_stop_.store(true, std::memory_order_relaxed);
+  for (auto& t : helper_threads_) t->join();
+}
+
+void Solver::set_threads(int n) {
+  n = std::max(1, n);
+  std::vector<std::unique_ptr<Solver>> helpers;
+  for (int i = 1; i < n; ++i)
+    helpers.emplace_back(i - 1 < int(helpers_.size()) ? std::move(helpers_[i - 1])
+                                                      : std::unique_ptr<Solver>(new Solver(tt_, i)));
+  helpers_ = std::move(helpers);
+  helper_threads_.clear();
+  for (int i = 1; i < n; ++i) helper_threads_.emplace_back(new SearchThread);
+  tt_->set_shared(n > 1);
+}
+
+// Runs the helpers on the root with `budget` for as long as it lives: the
+// first proof and each shortest-mate attempt. The main thread's result is the
+// answer; the helpers only fill the shared table.
+Solver::HelperScope::HelperScope(Solver& s, uint16_t budget, bool fresh) : s_(s) {
+  if (s.helpers_.empty()) return;
+  s.helpers_stop_.store(false, std::memory_order_relaxed);
+  for (size_t i = 0; i < s.helpers_.size(); ++i) {
+    Solver* h = s.helpers_[i].get();
+    h->monitor_.start(0, 0, &s.helpers_stop_);
+    h->limits_ = s.limits_;
+    h->attacker_ = s.attacker_;
+    h->salt_ = s.salt_;
+    h->futile_mode_ = s.futile_mode_;
+    if (fresh) h->root_copy_.set_sfen(s.root_sfen_);
+    s.helper_threads_[i]->start([h, budget, fresh] { h->help(budget, fresh); });
+  }
+}
+
+Solver::HelperScope::~HelperScope() {
+  if (s_.helpers_.empty()) return;
+  s_.helpers_stop_.store(true, std::memory_order_relaxed);
+  for (size_t i = 0; i < s_.helpers_.size(); ++i) {
+    s_.helper_threads_[i]->join();
+    s_.helper_nodes_ += s_.helpers_[i]->nodes_;
+  }
+}
+
+void Solver::help(uint16_t budget, bool fresh) {
+  nodes_ = 0;
+  if (fresh) {
+    depth_cut_ = false;
+    max_ply_reached_ = 0;
+    path_.clear_if_dirty();
+    rep_table_.clear();
+    futility_memo_.clear();
+  }
+  pos_ = &root_copy_;
+  uint64_t root_key = pos_->full_key();
+  try {
+    path_.insert(root_key);
+    prove(0, root_key, budget);
+  } catch (...) {
+    // Out of memory for a new frame: this helper stops; the main thread goes on.
+  }
+  path_.erase(root_key);
+  pos_ = nullptr;
+}
+
+void Solver::resize(uint64_t hash_mb) { tt_->resize(hash_mb); }
 
 void Solver::clear() {
-  tt_.clear();
+  tt_->clear();
   rep_table_.clear();
 }
 
@@ -48,7 +121,7 @@ TTResult Solver::probe(const Position& pos, bool and_root) const {
   // The same salt as the last search used (its futility mode included).
   uint64_t salt = material_salt(pos, attacker) ^ (futile_mode_ ? kFutileSalt : 0);
   uint64_t key = TranspositionTable::fix_key(pos.board_key() ^ salt);
-  return tt_.probe(key, pos.hand(attacker));
+  return tt_->probe(key, pos.hand(attacker));
 }
 
 std::string Solver::unsearchable(const Position& pos, Color attacker) {
@@ -68,9 +141,9 @@ void Solver::on_tick(void* self) { static_cast<Solver*>(self)->report_progress()
 void Solver::report_progress() {
   if (!progress_fn_) return;
   SearchProgress p;
-  p.nodes = nodes_;
+  p.nodes = nodes_ + helper_nodes_;
   p.time_ms = monitor_.elapsed_ms();
-  p.hashfull = tt_.hashfull();
+  p.hashfull = tt_->hashfull();
   p.root_pn = root_pn_;
   p.root_dn = root_dn_;
   p.max_ply_reached = max_ply_reached_;
@@ -106,9 +179,9 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   Color us = pos.side_to_move();
   attacker_ = pos.in_check() && limits.root_is_and_node_if_checked ? ~us : us;
   auto finish = [&]() {
-    result.nodes = nodes_;
+    result.nodes = nodes_ + helper_nodes_;
     result.time_ms = monitor_.elapsed_ms();
-    result.hashfull = tt_.hashfull();
+    result.hashfull = tt_->hashfull();
     result.max_ply_reached = max_ply_reached_;
     pos_ = nullptr;
     return result;
@@ -124,13 +197,19 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   path_.clear_if_dirty();
   rep_table_.clear();
   futility_memo_.clear();
-  tt_.new_search();
+  tt_->new_search();
+  helper_nodes_ = 0;
+  if (!helpers_.empty()) root_sfen_ = pos.sfen();
   uint64_t root_key = pos.full_key();
   path_.insert(root_key);
   // `go depth N`: only mates within N plies count (a bounded search from the start).
   uint16_t root_budget =
       limits.max_length > 0 ? uint16_t(std::min(limits.max_length, int(BUDGET_NONE) - 1)) : BUDGET_NONE;
-  NodeValue v = prove(0, root_key, root_budget);
+  NodeValue v;
+  {
+    HelperScope helpers(*this, root_budget, true);
+    v = prove(0, root_key, root_budget);
+  }
   root_pn_ = v.pn;
   root_dn_ = v.dn;
   if (v.pn == 0) {

@@ -30,6 +30,7 @@
 #include "position.h"
 #include "proof_hand.h"
 #include "repetition.h"
+#include "search_thread.h"
 #include "search_types.h"
 #include "tt.h"
 
@@ -38,7 +39,15 @@ namespace usi_mate {
 class Solver {
  public:
   explicit Solver(uint64_t hash_mb = 256);
+  ~Solver();
   void resize(uint64_t hash_mb);
+  // Search threads for one problem (1: this thread alone). The others share
+  // the table and search the same root with other move orders (docs/THREADS.md);
+  // the answer is this thread's, so verdicts never depend on the count. Set
+  // only while no search runs; throws std::bad_alloc when a helper's memory
+  // is not there (the count is then unchanged).
+  void set_threads(int n);
+  int threads() const { return int(helpers_.size()) + 1; }
   void clear();
   // Blocks until the search ends. Thread-safe against stop() from another thread.
   SearchResult solve(const std::string& sfen, const SearchLimits& limits);
@@ -52,17 +61,33 @@ class Solver {
     progress_ctx_ = ctx;
     progress_interval_ms_ = interval_ms;
   }
-  int hashfull() const { return tt_.hashfull(); }
+  int hashfull() const { return tt_->hashfull(); }
   // The table's knowledge of a position, searched with the side to move
   // attacking (or defending, with and_root) in the last search's futility
   // mode: for tests and tools.
   TTResult probe(const Position& pos, bool and_root) const;
-  uint64_t hash_bytes() const { return tt_.size_bytes(); }
+  uint64_t hash_bytes() const { return tt_->size_bytes(); }
 
   // Why a position cannot be searched with `attacker` attacking ("" when it can).
   static std::string unsearchable(const Position& pos, Color attacker);
 
  private:
+  // A helper thread's solver: the shared table, its own everything else.
+  Solver(TranspositionTable* shared, int id);
+  // solver.cpp: helpers search the root with the same budget as this thread
+  // while one phase runs; the helpers' stop flag ends them.
+  class HelperScope {
+   public:
+    HelperScope(Solver& s, uint16_t budget, bool fresh);
+    ~HelperScope();
+    HelperScope(const HelperScope&) = delete;
+    HelperScope& operator=(const HelperScope&) = delete;
+
+   private:
+    Solver& s_;
+  };
+  void help(uint16_t budget, bool fresh);
+
   // dfpn.cpp
   NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget);
   // mid() with infinite thresholds: runs until the node is resolved or the budget is spent.
@@ -99,7 +124,8 @@ class Solver {
   static void on_tick(void* self);
   void report_progress();
 
-  TranspositionTable tt_;
+  std::unique_ptr<TranspositionTable> own_tt_;  // null in helpers
+  TranspositionTable* tt_;
   RepetitionTable rep_table_;
   FutilityMemo futility_memo_;
   PathSet path_;
@@ -128,6 +154,21 @@ class Solver {
   uint32_t root_pn_ = 1, root_dn_ = 1;
   uint16_t mate_len_upper_ = 0;  // shortest mate found so far (0: none), for progress reports
   uint16_t mate_len_lower_ = 0;  // no mate shorter than this is possible (proven)
+
+  // Threads > 1. helpers_[i] has id i + 1; each has a copy of the root and of
+  // the main solver's settings for the solve (attacker, salt, limits).
+  std::vector<std::unique_ptr<Solver>> helpers_;
+  std::vector<std::unique_ptr<SearchThread>> helper_threads_;
+  std::atomic<bool> helpers_stop_{false};
+  uint64_t helper_nodes_ = 0;  // nodes of helper runs already joined, this solve
+  std::string root_sfen_;      // the root, for the helpers (main solver)
+  Position root_copy_;         // a helper's root
+  // Move-order diversity (helpers only): the 1+epsilon divisor and which of
+  // equal children goes first. Threads that all searched alike would only
+  // repeat each other's work through the shared table.
+  int id_ = 0;
+  uint32_t eps_div_ = 4;
+  bool tie_last_ = false;
 };
 
 }  // namespace usi_mate

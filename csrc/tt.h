@@ -16,6 +16,7 @@
 // hands, and all of them must be scanned together for superiority.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -88,7 +89,37 @@ class TranspositionTable {
 
   static uint64_t fix_key(uint64_t k) { return k ? k : 1; }
 
+  // Several search threads share the table (Threads > 1): probes and stores
+  // then take a striped lock on their cluster, so no thread reads a half-written
+  // entry (a torn proof would be a wrong answer). One thread pays one
+  // predictable branch a call. Set only while no search runs.
+  void set_shared(bool shared);
+  bool shared() const { return shared_; }
+
  private:
+  // A spin lock per stripe of clusters, taken only when shared_: contention is
+  // rare (two threads in the same stripe of 4096 at once) and the critical
+  // sections are a scan of 8 entries.
+  class StripeLock {
+   public:
+    StripeLock(const TranspositionTable& t, uint64_t index) {
+      if (t.shared_) {
+        lock_ = &t.locks_[index & (kStripes - 1)];
+        while (lock_->exchange(1, std::memory_order_acquire))
+          while (lock_->load(std::memory_order_relaxed)) {}
+      }
+    }
+    ~StripeLock() {
+      if (lock_) lock_->store(0, std::memory_order_release);
+    }
+    StripeLock(const StripeLock&) = delete;
+    StripeLock& operator=(const StripeLock&) = delete;
+
+   private:
+    std::atomic<uint8_t>* lock_ = nullptr;
+  };
+  static constexpr uint64_t kStripes = 4096;
+
   Cluster& cluster(uint64_t key) { return clusters_[index(key)]; }
   const Cluster& cluster(uint64_t key) const { return clusters_[index(key)]; }
   uint64_t index(uint64_t key) const {
@@ -105,7 +136,9 @@ class TranspositionTable {
   // page up front (0.5-2.8 s at isready for 1 GB, measured).
   std::unique_ptr<Cluster[], Free> clusters_;
   uint64_t count_ = 0;
-  bool dirty_ = false;  // written since the last clear
+  std::atomic<bool> dirty_{false};  // written since the last clear (by any thread)
+  bool shared_ = false;
+  std::unique_ptr<std::atomic<uint8_t>[]> locks_;
   uint16_t generation_ = 0;
 };
 

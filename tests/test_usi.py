@@ -238,13 +238,15 @@ def test_a_failed_allocation_rebuilds_the_previous_table(monkeypatch):
     engine.handle_line("quit")
 
 
-def test_threads_above_one_is_accepted_and_explained(usi):
+def test_threads_option_runs_that_many_search_threads(usi):
     out, send = usi.out, usi.send
     start = send("setoption name Threads value 4", "isready")
-    assert out.since(start) == [
-        "info string Threads 4: the search is single-threaded, using 1 thread",
-        "readyok",
-    ]
+    assert out.since(start) == ["readyok"]
+    assert usi.engine._solver.threads == 4
+    start = send(f"position sfen {MATE_IN_1}", "go mate 1000")
+    assert out.since(out.wait_for("checkmate", start))[0] == "checkmate G*5b"
+    start = send("setoption name Threads value 1", "isready")
+    assert usi.engine._solver.threads == 1
 
 
 # -- position -----------------------------------------------------------------

@@ -55,6 +55,8 @@ cdef extern from "solver.h" namespace "usi_mate":
     cdef cppclass CSolver "usi_mate::Solver":
         CSolver(uint64_t hash_mb) except +
         void resize(uint64_t hash_mb) except +
+        void set_threads(int n) except +
+        int threads()
         void clear()
         void stop() nogil
         void reset_stop() nogil

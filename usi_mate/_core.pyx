@@ -278,6 +278,19 @@ cdef class _TranspositionTable:
         self._t.clear()
 
     @property
+    def threads(self):
+        """Search threads for each problem (see set_threads())."""
+        return self._solver.threads()
+
+    def set_threads(self, threads):
+        """Search each problem with ``threads`` threads (1..256), sharing the table."""
+        count = check_threads(threads)
+        with self._lock:
+            if self._state != "idle":
+                raise RuntimeError("cannot change the thread count while a search runs")
+            self._solver.set_threads(count)
+
+    @property
     def hashfull(self):
         """Per mille of used slots (sampled)."""
         return self._t.hashfull()
@@ -365,7 +378,7 @@ cdef class _FutilityMemo:
 import threading
 
 from usi_mate.settings import (DEFAULT_HASH_MB, MAX_HASH_MB, MAX_LENGTH, MAX_NODES, MAX_TIME_MS,
-                               SearchSettings, check_hash_mb, check_int)
+                               SearchSettings, check_hash_mb, check_int, check_threads)
 from usi_mate.types import Certification, MateResult, SearchProgress
 
 _STATUS = {0: "unknown", 1: "mate", 2: "nomate", 3: "invalid"}
@@ -446,6 +459,10 @@ cdef class Solver:
     ``Solver(hash_mb=DEFAULT_HASH_MB)`` (256) allocates the table. ``solve()`` blocks until the
     search ends, without holding the GIL; ``stop()`` may be called from any other
     thread and makes ``solve()`` return promptly with what it has.
+
+    ``threads`` search threads work on each problem, sharing the table
+    (docs/THREADS.md); the answer is the first thread's, so verdicts never
+    depend on the count, and a node limit counts the first thread's nodes.
     """
 
     cdef CSolver* _solver
@@ -455,12 +472,14 @@ cdef class Solver:
     cdef public object _callback_error
     cdef uint64_t _hash_mb
 
-    def __cinit__(self, hash_mb=DEFAULT_HASH_MB):
+    def __cinit__(self, hash_mb=DEFAULT_HASH_MB, threads=1):
         self._solver = NULL
 
-    def __init__(self, hash_mb=DEFAULT_HASH_MB):
+    def __init__(self, hash_mb=DEFAULT_HASH_MB, threads=1):
         self._hash_mb = self._validate_hash(hash_mb)
+        count = check_threads(threads)
         self._solver = new CSolver(self._hash_mb)
+        self._solver.set_threads(count)
         self._lock = threading.Lock()
         self._state = "idle"
         self._on_progress = None
@@ -478,6 +497,19 @@ cdef class Solver:
     def hash_mb(self):
         """Size of the transposition table in MB."""
         return self._hash_mb
+
+    @property
+    def threads(self):
+        """Search threads for each problem (see set_threads())."""
+        return self._solver.threads()
+
+    def set_threads(self, threads):
+        """Search each problem with ``threads`` threads (1..256), sharing the table."""
+        count = check_threads(threads)
+        with self._lock:
+            if self._state != "idle":
+                raise RuntimeError("cannot change the thread count while a search runs")
+            self._solver.set_threads(count)
 
     @property
     def hashfull(self):

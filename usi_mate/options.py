@@ -191,7 +191,9 @@ OPTIONS: tuple[Option, ...] = (
         default=1,
         min=1,
         max=256,
-        help="Accepted for GUI compatibility; the search is single-threaded.",
+        help="Search threads for one problem, sharing the table (applied at the next "
+        "isready or go). The answer is the first thread's: verdicts never depend on it; "
+        "NodesLimit counts the first thread's nodes.",
     ),
     SpinOption(
         "NodesLimit",

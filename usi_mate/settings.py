@@ -19,6 +19,7 @@ MAX_HASH_MB = 1 << 20
 # (GUIs such as ShogiHome store option values as such).
 MAX_TIME_MS = 1 << 53
 MAX_NODES = 10**15
+MAX_THREADS = 256  # search threads for one problem (USI Threads)
 MAX_LENGTH = 3999  # the search follows paths of fewer than 4000 plies
 POST_SEARCH_LEVELS = ("None", "UpperBound", "MinLength")
 
@@ -37,6 +38,11 @@ def check_int(name: str, value: Any, low: int, high: int, *, none_ok: bool = Tru
             f"{name} must be from {low} to {high}{' (or None)' if none_ok else ''}, not {value}"
         )
     return value
+
+
+def check_threads(threads: Any) -> int:
+    """A search thread count, 1..MAX_THREADS."""
+    return check_int("threads", threads, 1, MAX_THREADS, none_ok=False)  # type: ignore[return-value]
 
 
 def check_hash_mb(hash_mb: Any) -> int:

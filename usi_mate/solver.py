@@ -21,6 +21,7 @@ def solve(
     ignore_futile_interpositions: bool = True,
     certify: bool = False,
     max_length: int | None = None,
+    threads: int = 1,
 ) -> MateResult:
     """Search ``position`` for a mate with a fresh table of ``hash_mb`` MB.
 
@@ -33,12 +34,13 @@ def solve(
     With ``certify``, a "no mate" is checked by replaying an explicit
     disproof tree without the search's table (``result.certification``).
     ``max_length``: only mates of at most that many plies count.
+    ``threads``: search threads sharing the table (the verdict never depends on it).
 
     Raises ValueError for malformed position text and bad arguments; see
     :meth:`Solver.solve` for the result. For many problems in a row, keep a
     :class:`Solver` (the table is allocated once) or use :func:`solve_many`.
     """
-    return Solver(hash_mb).solve(
+    return Solver(hash_mb, threads=threads).solve(
         position,
         time_limit_ms=time_limit_ms,
         nodes_limit=nodes_limit,

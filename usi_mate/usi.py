@@ -212,9 +212,6 @@ class UsiEngine:
         # for the next isready or go when idle.
         if not self.searching:
             self._apply_config()
-        threads = self._options.config().threads
-        if threads > 1:
-            self.info_string(f"Threads {threads}: the search is single-threaded, using 1 thread")
         self.write("readyok")
 
     def _usinewgame(self, rest: str, args: list[str]) -> None:
@@ -347,6 +344,13 @@ class UsiEngine:
         current = self._solver.hash_mb if self._solver is not None else 0
         if wanted != current:
             self._allocate(wanted, current)
+        threads = self._options.config().threads
+        if self._solver is not None and getattr(self._solver, "threads", threads) != threads:
+            try:
+                self._solver.set_threads(threads)
+            except MemoryError:
+                self.info_string(f"Threads {threads}: no memory for the threads; keeping 1")
+                self._options.restore("threads", 1)
         self._config = self._options.config()
 
     def _allocate(self, wanted: int, current: int) -> None:

@@ -1,0 +1,84 @@
+"""Several search threads on one problem (Threads, docs/THREADS.md).
+
+The helpers share the table and search the same root in other orders; the
+answer is the first thread's. So: verdicts never depend on the thread count,
+every mate line replays, every "no mate" is certified, proven shortest lengths
+agree, and stop() is as prompt as with one thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from oracle import check_mate_line
+from test_certify import looping_position, sample, tsume_position
+
+from usi_mate import Solver, solve
+
+# Composed problems with proven shortest lengths (zukou-014, -018, -002; YaneuraOu #162).
+KNOWN = [
+    ("9/9/3B3G1/6+p1n/7+p1/7k1/5BL1p/7G1/7+R+r b N2P2g4s2n3l13p 1", 21),
+    ("9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1", 3),
+    ("5pk2/7P1/4+R1+P1+b/8b/6R2/9/9/9/9 b 4g4s4n4l15p 1", 3),
+]
+# A long first proof: seconds with one thread, long enough to stop in the middle.
+HARD = "1pG1B4/Gs+P6/pP7/n1ls5/3k5/nL4+r1b/1+p1p+R4/1S7/2N6 b SP2gn2l11p 1"
+
+
+@pytest.mark.parametrize("sfen,length", KNOWN)
+@pytest.mark.parametrize("threads", [2, 3])
+def test_proven_shortest_length_does_not_depend_on_threads(sfen, length, threads):
+    result = solve(sfen, nodes_limit=20_000_000, hash_mb=64, threads=threads)
+    assert result.status == "mate" and result.min_length_proven
+    assert result.mate_length == length
+    assert check_mate_line(sfen, result.moves) is None
+
+
+@pytest.mark.parametrize("make,seed", [(tsume_position, 31), (looping_position, 32)])
+def test_verdicts_do_not_depend_on_threads(make, seed):
+    """Every verdict with 2 threads is the one thread's (where both settle), mate lines
+    replay and every "no mate" is certified."""
+    one, two = Solver(32), Solver(32, threads=2)
+    settled = 0
+    for sfen in sample(make, seed, 120):
+        a = one.solve(sfen, nodes_limit=30_000, post_search="None")
+        b = two.solve(sfen, nodes_limit=30_000, post_search="None", certify=True)
+        if b.status == "mate":
+            assert check_mate_line(sfen, b.moves, allow_futile_end=False) is None, sfen
+        if b.status == "nomate":
+            assert b.certification.status == "certified", (sfen, b.certification)
+        if "unknown" not in (a.status, b.status):
+            assert a.status == b.status, sfen
+            settled += 1
+    assert settled >= 60
+
+
+def test_stop_is_prompt_with_threads():
+    solver = Solver(64, threads=3)
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("r", solver.solve(HARD)))
+    worker.start()
+    time.sleep(0.3)
+    asked = time.monotonic()
+    solver.stop()
+    worker.join(5)
+    assert not worker.is_alive()
+    assert time.monotonic() - asked < 1.0
+    assert out["r"].status in ("unknown", "mate")
+
+
+def test_thread_count_is_checked_and_kept():
+    solver = Solver(8, threads=2)
+    assert solver.threads == 2
+    solver.set_threads(1)
+    assert solver.threads == 1
+    for bad in (0, -1, 257):
+        with pytest.raises(ValueError):
+            Solver(8, threads=bad)
+        with pytest.raises(ValueError):
+            solver.set_threads(bad)
+    with pytest.raises(TypeError):
+        solver.set_threads("2")
+    assert solver.threads == 1
