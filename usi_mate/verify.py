@@ -37,8 +37,28 @@ def only_futile_replies(sfen: str, *, nodes_limit: int = 200_000) -> bool:
 def _mates_without(pos: Position, capture: str, letter: str, nodes_limit: int) -> bool:
     """After `capture`, does the attacker still mate with one `letter` moved to the defender?"""
     pos.push_usi(capture)
-    board, side, hands = pos.sfen().split()[:3]
+    sfen = given_back(pos, letter)
     pos.pop()
+    if sfen is None:
+        return False
+    result = solve(
+        sfen,
+        root_is_and_node_if_checked=True,
+        nodes_limit=nodes_limit,
+        hash_mb=16,
+        post_search="None",
+    )
+    return result.status == "mate"
+
+
+def given_back(pos: Position, letter: str) -> str | None:
+    """``pos`` with one ``letter`` piece moved from the attacker's hand to the defender's.
+
+    ``pos`` has the defender to move, just after the attacker took an interposed
+    piece: the futility rule asks whether the mate holds without it. Returns
+    the SFEN (move number 1), or None when the attacker holds no such piece.
+    """
+    board, side, hands = pos.sfen().split()[:3]
     # The defender is to move, so the attacker is the other side.
     attacker_black = side == "w"
     taken = letter.upper() if attacker_black else letter.lower()
@@ -52,17 +72,10 @@ def _mates_without(pos: Position, capture: str, letter: str, nodes_limit: int) -
             counts[ch] = counts.get(ch, 0) + (int(number) if number else 1)
             number = ""
     if counts.get(taken, 0) < 1:
-        return False
+        return None
     counts[taken] -= 1
     counts[given] = counts.get(given, 0) + 1
     hand = "".join(
         f"{counts[c] if counts[c] > 1 else ''}{c}" for c in _HAND_ORDER if counts.get(c, 0) > 0
     )
-    result = solve(
-        f"{board} {side} {hand or '-'} 1",
-        root_is_and_node_if_checked=True,
-        nodes_limit=nodes_limit,
-        hash_mb=16,
-        post_search="None",
-    )
-    return result.status == "mate"
+    return f"{board} {side} {hand or '-'} 1"
