@@ -233,6 +233,15 @@ OPTIONS: tuple[Option, ...] = (
         "problem composers count; off counts every legal reply.",
     ),
     CheckOption(
+        "ReportCooks",
+        "report_cooks",
+        default=False,
+        help="After go mate finds a mate, look for cooks (余詰: other checking moves that also "
+        "mate) along its line and report them as info string lines before the answer, "
+        "within what is left of the time limit (go mate infinite: at most 10 s); stop "
+        "answers at once.",
+    ),
+    CheckOption(
         "USI_Ponder",
         "ponder",
         default=False,
@@ -252,6 +261,7 @@ class EngineConfig:
     root_is_and_node_if_checked: bool = False
     post_search: str = "MinLength"
     ignore_futile_interpositions: bool = True
+    report_cooks: bool = False
     ponder: bool = False
 
 
