@@ -1,4 +1,4 @@
-"""The composer's check (usi_mate.check): cooks, variations, spare pieces and verdicts.
+"""The composer's check (usi_mate.check, in usi_mate/checker.py): cooks, variations, verdicts.
 
 The constructed problems were found by a small random search over sparse
 positions and each finding below was then worked out by hand from the diagram
@@ -21,8 +21,8 @@ from oracle import check_mate_line
 
 import usi_mate
 from usi_mate import Position, Solver
-from usi_mate.check import check
 from usi_mate.check_report import format_kif, format_text
+from usi_mate.checker import check
 from usi_mate.kif import parse_kif
 from usi_mate.usi import UsiEngine
 

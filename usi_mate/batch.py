@@ -414,7 +414,7 @@ def _run(args, problems: list[Problem], out) -> int:
     try:
         writer.begin()
         if args.check_cooks:
-            from .check import check_task
+            from .checker import check_task
 
             runner = make_runner(args.jobs, args.hash, task=check_task)
         else:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from ._core import Solver
 from .batch import _group_inputs, _hash_mb, _nodes, _time_ms
-from .check import check
 from .check_report import CheckReport, format_kif, format_text
+from .checker import check
 from .kif import parse_kif
 from .memory import tables_fit
 from .problems import make_problem

@@ -3,7 +3,7 @@
 Three runners share one small interface (``submit(text, keywords) -> Future``,
 ``window``, ``stop()``, ``close()``). What a task does with its Solver is a
 *task function* (:data:`Task`): :func:`solve_task` (the default) searches;
-:func:`usi_mate.check.check_task` runs a composer's check. A task function must
+:func:`usi_mate.checker.check_task` runs a composer's check. A task function must
 be a module-level function (worker processes receive it by name):
 
 - :class:`ThreadRunner`: one Solver in this process, searching in a helper thread

@@ -357,7 +357,7 @@ class UsiEngine:
     def _report_cooks(self, solver: Solver, search: _Search, res: MateResult) -> None:
         """ReportCooks: other mating checks along the answer's line, as ``info string``
         lines, within what is left of the go's limits (and at once on ``stop``)."""
-        from .check import check
+        from .checker import check
 
         if search.time_ms is None:
             budget_ms = REPORT_COOKS_INFINITE_MS
