@@ -312,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
         solvable = sum(1 for p in problems if p.sfen is not None)
         # No more workers than problems: each one allocates a full table.
         args.jobs = max(1, min(args.jobs, solvable))
-        too_big = tables_fit(args.hash, args.jobs)
+        # With --check-cooks each worker may use a second table for its hardest questions.
+        too_big = tables_fit(args.hash, args.jobs * (2 if args.check_cooks else 1))
         if too_big:
             raise _UsageError(f"--hash {args.hash}: {too_big}; lower --hash or --jobs")
     except _UsageError as e:

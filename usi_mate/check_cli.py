@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_hash_mb,
         default=DEFAULT_HASH_MB,
         metavar="MB",
-        help=f"transposition table size in MB (default: {DEFAULT_HASH_MB})",
+        help=f"transposition table size in MB (default: {DEFAULT_HASH_MB}); the hardest "
+        "questions may use a second table as large",
     )
     p.add_argument(
         "--strict",
@@ -194,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.inputs:
             raise _UsageError("no input: give positions, problem or KIF files, or - for stdin")
         problems = _read_inputs(args.inputs, args.line, sys.stdin)
-        too_big = tables_fit(args.hash, 1)
+        # A check may use a second table as large for its hardest questions.
+        too_big = tables_fit(args.hash, 2)
         if too_big:
             raise _UsageError(f"--hash {args.hash}: {too_big}")
     except _UsageError as e:

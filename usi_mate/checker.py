@@ -51,6 +51,17 @@ PASS_NODE_CAPS: tuple[int | None, ...] = (10_000, 100_000, 1_000_000, 10_000_000
 # retry a question that cap left open with the pass's cap: a capture that
 # mates is futile by the rule, however long the proof.
 FUTILITY_NODE_CAP = 3_000
+# From this cap on, a question that the pass leaves open is asked once more at
+# the same cap on an empty table (a second Solver, so that the first keeps what
+# the main search learnt). The questions still open by then are hard, and
+# either table may be the better start: tendo poste-7te-04's ▲１二桂 (1c1b) at
+# move 1 is disproved in 0.79 M nodes from an empty table but was still open
+# after 49 M nodes on the shared one, while with every late search on an empty
+# table banqueta-006 went from sound in 4.7 s to undecided at 10 s and
+# banqueta-019 from 1.0 s to 5.1 s (tendo, 10 s a problem).
+FRESH_TABLE_CAP = 1_000_000
+# How often a search on the second table looks at the stop request (ms).
+STOP_POLL_MS = 50
 
 
 class CheckStopped(Exception):
@@ -105,12 +116,20 @@ class _Budget:
 
 
 class _Searcher:
-    """Searches on one Solver within a budget, honouring a stop request between searches."""
+    """Searches on one Solver within a budget, honouring a stop request between searches.
+
+    With ``fresh`` set, searches go to a second Solver instead (as large as the
+    first, made on first use) whose table is cleared before each search: see
+    :data:`FRESH_TABLE_CAP`. A stop request reaches that search through its
+    progress callback, as no one else knows that Solver.
+    """
 
     def __init__(self, solver: Solver, budget: _Budget, futile: bool) -> None:
         self.solver = solver
         self.budget = budget
         self.futile = futile
+        self.fresh = False
+        self._second: Solver | None = None
 
     def solve(
         self, sfen: str, *, and_root: bool, cap: int | None, max_length: int | None = None
@@ -121,14 +140,26 @@ class _Searcher:
         if self.budget.spent():
             return None
         nodes, time_ms = self.budget.limits(cap)
-        solver = self.solver
-        # arm() before the last look at the stop flag: a stop() that lands after
-        # it is remembered by the solver, one that lands before it is seen here.
-        if solver.state == "idle":
-            solver.arm()
-        if self.budget.should_stop():
-            solver.disarm()
-            raise CheckStopped
+        on_progress = None
+        if self.fresh:
+            if self._second is None:
+                self._second = Solver(self.solver.hash_mb)
+            solver = self._second
+            solver.clear()
+            second = solver
+
+            def on_progress(_progress) -> None:
+                if self.budget.should_stop():
+                    second.stop()
+        else:
+            solver = self.solver
+            # arm() before the last look at the stop flag: a stop() that lands after
+            # it is remembered by the solver, one that lands before it is seen here.
+            if solver.state == "idle":
+                solver.arm()
+            if self.budget.should_stop():
+                solver.disarm()
+                raise CheckStopped
         result = solver.solve(
             sfen,
             time_limit_ms=max(1, time_ms) if time_ms is not None else None,
@@ -137,6 +168,8 @@ class _Searcher:
             post_search="MinLength",
             ignore_futile_interpositions=self.futile,
             max_length=max_length,
+            on_progress=on_progress,
+            progress_interval_ms=STOP_POLL_MS,
         )
         self.budget.charge(result.nodes)
         if self.budget.should_stop():
@@ -456,6 +489,7 @@ def check(
     should_stop: Callable[[], bool] | None = None,
     on_finding: Callable[[Alternative], None] | None = None,
     exhaustive: bool = True,
+    fresh_retries: bool = True,
 ) -> CheckReport:
     """Check a tsume problem as a composer would before publishing it: a :class:`CheckReport`.
 
@@ -483,6 +517,9 @@ def check(
     longer defence) as soon as it is known. ``exhaustive`` (default) settles
     every question the limits allow; False stops once nothing left open can
     change the verdict (the first flaw and everything before it are settled).
+    ``fresh_retries`` (default) lets a hard question be asked again on a
+    second table as large as the solver's, made when first needed (False:
+    one table only, as the USI engine uses it).
 
     Raises ValueError for a malformed position or a given line that is illegal,
     gives no check at an attacker move or does not end on an attacker move;
@@ -504,6 +541,7 @@ def check(
             should_stop=should_stop,
             on_finding=on_finding,
             exhaustive=exhaustive,
+            fresh_retries=fresh_retries,
         )
     finally:
         if solver is not None:
@@ -546,6 +584,7 @@ def _check(
     should_stop,
     on_finding,
     exhaustive,
+    fresh_retries,
 ) -> CheckReport:
     check_int("time_limit_ms", time_limit_ms, 0, MAX_TIME_MS)
     check_int("nodes_limit", nodes_limit, 0, MAX_NODES)
@@ -610,7 +649,7 @@ def _check(
         walk = _Check(start, main, attacker, searcher, defences, on_finding)
         complete = True
         try:
-            _run(walk, budget, exact, exhaustive)
+            _run(walk, budget, exact, exhaustive, fresh_retries)
         except CheckStopped:
             complete = False
     except CheckStopped:
@@ -629,12 +668,14 @@ def _check(
     )
 
 
-def _run(walk: _Check, budget: _Budget, exact: bool, exhaustive: bool) -> None:
+def _run(walk: _Check, budget: _Budget, exact: bool, exhaustive: bool, fresh_retries: bool) -> None:
     """The passes: every open question with each cap in turn, until all are settled.
 
     Not ``exhaustive``: stop as soon as nothing left open can change the verdict.
+    ``fresh_retries``: see :data:`FRESH_TABLE_CAP`.
     """
     for cap in PASS_NODE_CAPS:
+        retry = fresh_retries and (cap is None or cap >= FRESH_TABLE_CAP)
         # Questions that decide the verdict first, lengths to refine after.
         for todo in ("futility", "decide", "refine"):
             for q in walk.questions:
@@ -642,6 +683,12 @@ def _run(walk: _Check, budget: _Budget, exact: bool, exhaustive: bool) -> None:
                     return
                 if q.todo == todo:
                     walk.step(q, cap)
+                    if retry and q.todo == todo and not budget.spent():
+                        walk.searcher.fresh = True
+                        try:
+                            walk.step(q, cap)
+                        finally:
+                            walk.searcher.fresh = False
             if not exhaustive and _settled(walk, exact):
                 return
         if all(q.todo is None for q in walk.questions):

@@ -385,6 +385,7 @@ class UsiEngine:
                 ignore_futile_interpositions=search.config.ignore_futile_interpositions,
                 should_stop=search.release.is_set,
                 on_finding=report_finding,
+                fresh_retries=False,  # USI_Hash is all the memory the GUI gave us
             )
         except Exception as e:  # noqa: BLE001 - the answer must still come
             self.info_string(f"ReportCooks: internal error: {type(e).__name__}: {e}")
