@@ -619,7 +619,9 @@ def _check(
             # The main search may use half the limits: what it leaves, and the
             # other half, go to the alternatives. A main line not proven
             # shortest still shows cooks at the first move, and a main search
-            # that takes everything would leave every alternative open.
+            # that takes everything would leave every alternative open. With
+            # no mate found in its half, it goes on (from its table) with all
+            # that is left: without a main line there is nothing else to ask.
             share = _Budget(
                 time_limit_ms // 2 if time_limit_ms else None,
                 nodes_limit // 2 if nodes_limit else None,
@@ -630,6 +632,10 @@ def _check(
             )
             if result is not None:
                 budget.charge(result.nodes)
+                if result.status == "unknown" and result.stop_reason in ("nodes", "time"):
+                    more = searcher.solve(sfen, and_root=root_is_and_node_if_checked, cap=None)
+                    if more is not None:
+                        result = more
         if result is not None and result.status == "invalid":
             return report(verdict="invalid", reason=result.error)
         if given is None:
