@@ -7,8 +7,9 @@ does:
 - at an attacker move, every other checking move is searched for a mate (from
   the position after it, the defender to move: ``root_is_and_node_if_checked``).
   One that mates is a cook (余詰), except at the attacker's last move (最終手余詰,
-  tolerated) and when its mate comes back to a later position of the main line
-  without being shorter (迂回手順, a detour: the same solution, taken the long way);
+  tolerated) and when its mate passes through a position of the main line,
+  coming back to one up to the branch point or reaching a later one no sooner
+  than the main line does (迂回手順, 手順前後: a detour, the same solution);
 - at a defender move, every other reply is searched for the mate that follows
   it, bounded by what the main line leaves (``max_length``): a reply with no
   mate within that bound holds out longer than the main line (the main line is
@@ -320,23 +321,27 @@ class _Check:
     def _attack_kind(self, q: _Question) -> Kind:
         if q.number == len(self.main):
             return "last_move"
-        if len(q.line) >= q.remaining:
-            # A mate no shorter than the main line's that passes through a
-            # position of the main line (the branch point itself included: a
-            # loop) is the main line's solution taken the long way round.
-            pos = self.positions[q.number - 1].copy()
-            for k, m in enumerate(q.line, 1):
-                pos.push_usi(m)
-                j = self.main_keys.get(pos.full_key)
-                if j is None:
-                    continue
-                if j < q.number:
-                    q.note = f"comes back to the position before move {j + 1} (a loop)"
-                else:
-                    late = k - (j - q.number + 1)
-                    how = f"{late} plies later" if late else "in as many plies (手順前後)"
-                    q.note = f"reaches the position before move {j + 1} {how}"
+        # A mate that passes through a position of the main line is no solution
+        # of its own: after a position up to the branch point (a loop) it goes
+        # on as some move there would, and after a later one as the main line
+        # or an alternative asked there. Only a shortcut to a later position
+        # (fewer plies than the main line takes to it) is a cook.
+        pos = self.positions[q.number - 1].copy()
+        for k, m in enumerate(q.line, 1):
+            pos.push_usi(m)
+            j = self.main_keys.get(pos.full_key)
+            if j is None:
+                continue
+            if j < q.number:
+                q.note = f"comes back to the position before move {j + 1} (a loop)"
                 return "detour"
+            late = k - (j - q.number + 1)
+            if late < 0:
+                q.note = f"reaches the position before move {j + 1} {-late} plies sooner"
+                return "cook"
+            how = f"{late} plies later" if late else "in as many plies (手順前後)"
+            q.note = f"reaches the position before move {j + 1} {how}"
+            return "detour"
         return "cook"
 
     def _defence(self, q: _Question, cap: int | None) -> None:
