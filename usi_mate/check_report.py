@@ -182,6 +182,16 @@ class CheckReport:
             notes.append(
                 f"spare pieces at the end of the main line (駒余り): {hand_text(self.spare)}"
             )
+            # Among equally long defences the one leaving no spare pieces is the
+            # answer: point at a 変同 that leaves fewer than the main line.
+            fewer = [
+                a
+                for a in self.of_kind("same_length")
+                if sum(a.spare.values()) < sum(self.spare.values())
+            ]
+            if fewer:
+                where = ", ".join(f"move {a.move_number} {a.move}" for a in fewer)
+                notes.append(f"a defence as long leaves fewer spare pieces: {where}")
         same = self.of_kind("same_length")
         if same:
             moves = ", ".join(str(n) for n in sorted({a.move_number for a in same}))
@@ -273,6 +283,11 @@ def format_text(report: CheckReport, *, title: str | None = None, verbose: bool 
         exact = "" if report.main_exact else ", not proven shortest"
         out.append(f"main line ({source}, {len(report.main_line)} plies{exact}):")
         out.append("  " + _notation(report, 1, report.main_line))
+    if report.main_line and not report.main_exact:
+        out.append(
+            "  (not proven shortest: a later defender move may not be the longest defence, "
+            "so only flaws before the first defender move decide the verdict)"
+        )
     if report.result is not None and report.main_source == "given":
         r = report.result
         if r.status == "mate":
