@@ -88,6 +88,7 @@ class SpinOption(Option):
         return value
 
     def usi_line(self) -> str:
+        """The ``usi`` answer's line, with the range: ``... min 1 max 256``."""
         return f"{super().usi_line()} min {self.min} max {self.max}"
 
 
@@ -129,6 +130,7 @@ class ComboOption(Option):
         raise self._error(f"must be one of {', '.join(self.choices)}", value_text)
 
     def usi_line(self) -> str:
+        """The ``usi`` answer's line, with each choice: ``... var None var MinLength``."""
         return super().usi_line() + "".join(f" var {c}" for c in self.choices)
 
 
@@ -163,6 +165,7 @@ class ButtonOption(Option):
         return True
 
     def usi_line(self) -> str:
+        """The ``usi`` answer's line: a button has no default."""
         return f"option name {self.name} type button"
 
 

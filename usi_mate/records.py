@@ -308,6 +308,7 @@ class Tally:
     verdicts: dict[str, int] = field(default_factory=dict)
 
     def add(self, record: dict) -> None:
+        """Count one written record (its status, check verdict, time and label agreement)."""
         self.counts[record["status"]] += 1
         if "check" in record:
             verdict = record["check"]["verdict"]
