@@ -128,7 +128,7 @@ def flaws(rows: list[dict]) -> list[str]:
             continue
         length = "-" if a["total_length"] is None else str(a["total_length"])
         if a["total_length"] is not None and not a["length_exact"]:
-            length = f"<= {length}"
+            length += "?"  # the line found; its length is not proven (bounds nothing)
         out.append(
             f"| {r['id']} | {r['expected']} | {main} | {r['verdict_text']} | "
             f"{a['kind']} {a['move']} | {length} |"

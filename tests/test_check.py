@@ -21,8 +21,8 @@ from oracle import check_mate_line
 
 import usi_mate
 from usi_mate import Position, Solver
-from usi_mate.check_report import format_kif, format_text
-from usi_mate.checker import check
+from usi_mate.check_report import Alternative, _length_text, format_kif, format_text
+from usi_mate.checker import _verdict, check
 from usi_mate.kif import parse_kif
 from usi_mate.usi import UsiEngine
 
@@ -240,6 +240,24 @@ def test_the_main_line_not_proven_shortest_gives_no_verdict_beyond_the_first_mov
     report = check(ZUKOU_066, solver=solver, nodes_limit=400_000)
     assert not report.main_exact
     assert report.verdict == "undecided"
+
+
+def test_a_detour_whose_line_is_not_proven_stays_open():
+    # A line that is not proven is only what the table gave: its defence may
+    # not be the longest, and the defender may avoid the main-line position it
+    # passes through. So it keeps the verdict from "sound", and its length is
+    # not given as a bound (zukou-033's ▲８五飛成 at move 5 once read "at most
+    # 11" off a shared table, where a fresh search proves 18).
+    detour = Alternative(1, "attack", "1e1c", "detour", 5, False, ("1e1c",) * 5)
+    assert _verdict((detour,), True, 2) == (
+        "undecided",
+        None,
+        "1 question open, the first at move 1",
+    )
+    proven = Alternative(1, "attack", "1e1c", "detour", 5, True, ("1e1c",) * 5)
+    assert _verdict((proven,), True, 2) == ("sound", None, None)
+    cook = Alternative(3, "attack", "2d1b+", "cook", 11, False, ("2d1b+",) * 11)
+    assert _length_text(cook) == "mates; a line of 11 (total 13), length not proven"
 
 
 def test_a_stop_request_ends_the_check(solver):

@@ -260,10 +260,14 @@ def _notation(report: CheckReport, number: int, moves: tuple[str, ...]) -> str:
 
 
 def _length_text(a: Alternative) -> str:
+    # An unproven length is only the length of the line the table gave: its
+    # attacker moves need not be the fastest nor its defence the longest, so
+    # it bounds the mate's length neither way.
     if a.length is None:
         return ""
-    bound = "" if a.length_exact else "at most "
-    return f"mates in {bound}{a.length} (total {bound}{a.total_length})"
+    if a.length_exact:
+        return f"mates in {a.length} (total {a.total_length})"
+    return f"mates; a line of {a.length} (total {a.total_length}), length not proven"
 
 
 def format_text(report: CheckReport, *, title: str | None = None, verbose: bool = False) -> str:

@@ -428,6 +428,8 @@ class _Check:
         note = q.note
         if q.todo is not None and q.kind == "undecided" and note is None:
             note = "not searched: the limits were spent"
+        if q.kind == "detour" and not q.length_exact:
+            note = f"{note}; open: its line is not proven, the defence may avoid that position"
         return Alternative(
             move_number=q.number,
             side=q.side,
@@ -720,6 +722,19 @@ def _number(a: Alternative | _Question) -> int:
     return a.move_number if isinstance(a, Alternative) else a.number
 
 
+def _is_open(a: Alternative | _Question) -> bool:
+    """Whether a question is still open as far as the verdict goes.
+
+    Undecided questions are; so is a detour whose line is not proven: such a
+    line is only what the table gave, its defence not necessarily the longest,
+    and the defender may well avoid the main-line position it passes through
+    (then the move would be a cook). Other unproven lengths change no verdict:
+    a mating attacker move is a cook, or tolerated, whatever its length, and a
+    defence mated within a bound is proven so by a search with that bound.
+    """
+    return a.kind == "undecided" or (a.kind == "detour" and not a.length_exact)
+
+
 def _settled(walk: _Check, exact: bool) -> bool:
     """True when no open question can change the verdict any more."""
     flaws = [
@@ -727,10 +742,12 @@ def _settled(walk: _Check, exact: bool) -> bool:
         for q in walk.questions
         if q.kind in FLAWS and _counts(q, exact, walk.first_defence)
     ]
-    if not flaws:
-        return all(q.todo in (None, "refine") for q in walk.questions)
-    first = min(flaws)
-    return all(q.todo in (None, "refine") for q in walk.questions if q.number < first)
+    first = min(flaws) if flaws else len(walk.main) + 2
+    return all(
+        q.todo is None or (q.todo == "refine" and not _is_open(q))
+        for q in walk.questions
+        if q.number < first
+    )
 
 
 def _verdict(
@@ -742,7 +759,7 @@ def _verdict(
         return FLAWS[first.kind], first.move_number, None
     if not exact:
         return "undecided", None, "the main line is not proven to be the shortest mate"
-    open_questions = [a for a in alternatives if a.kind == "undecided"]
+    open_questions = [a for a in alternatives if _is_open(a)]
     if open_questions:
         first = open_questions[0].move_number
         n = len(open_questions)

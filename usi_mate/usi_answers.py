@@ -110,10 +110,10 @@ def cook_lines(found: Alternative | CheckReport) -> list[str]:
     a = found
     if a.kind not in ("cook", "last_move"):
         return []
-    bound = "" if a.length_exact else "at most "
     what = "cook" if a.kind == "cook" else "last-move alternative (tolerated)"
-    text = (
-        f"{what} at move {a.move_number}: {a.move} also mates in {bound}{a.total_length} "
-        f"({bound}{a.length} from there): {' '.join(a.line)}"
-    )
+    if a.length_exact:
+        length = f"in {a.total_length} ({a.length} from there)"
+    else:  # the length of the line found, which bounds nothing (check_report._length_text)
+        length = f"by a line of {a.total_length} ({a.length} from there), length not proven"
+    text = f"{what} at move {a.move_number}: {a.move} also mates {length}: {' '.join(a.line)}"
     return [f"info string {printable(text, 2000)}"]
