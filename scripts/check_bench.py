@@ -34,6 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from usi_mate import Solver, __version__  # noqa: E402
+from usi_mate.check_report import hand_text  # noqa: E402
 from usi_mate.checker import check  # noqa: E402
 from usi_mate.problems import read_problem_file  # noqa: E402
 
@@ -140,7 +141,9 @@ def remarks(rows: list[dict]) -> list[str]:
     """The markdown table of 変同 and spare pieces (駒余り), for every problem with either.
 
     Neither makes a problem unsound; a composer wants to know about both.
-    Cooks other than the first are counted here too.
+    Cooks other than the first are counted here too. Only main lines proven
+    shortest: along a longer line, later attacker moves are not the fastest
+    and its defences not the longest, so what is found there means little.
     """
     out = [
         "| problem | label | main line | verdict | cooks (moves) | 変同 at moves "
@@ -153,11 +156,11 @@ def remarks(rows: list[dict]) -> list[str]:
             by_kind.setdefault(a["kind"], []).append(a)
         same = sorted({a["move_number"] for a in by_kind.get("same_length", [])})
         cooks = by_kind.get("cook", [])
-        if not (same or r["spare"] or len(cooks) > 1):
+        if not r["main_exact"] or not (same or r["spare"] or len(cooks) > 1):
             continue
         cook_moves = sorted({a["move_number"] for a in cooks})
         main = f"{r['main_length']}{'' if r['main_exact'] else '?'}"
-        spare = " ".join(f"{p}{n if n > 1 else ''}" for p, n in r["spare"].items()) or "-"
+        spare = hand_text(r["spare"]) if r["spare"] else "-"
         out.append(
             f"| {r['id']} | {r['expected']} | {main} | {r['verdict_text']} | "
             + (f"{len(cooks)} ({', '.join(map(str, cook_moves))})" if cooks else "-")
