@@ -10,7 +10,15 @@ from __future__ import annotations
 import pytest
 
 from usi_mate import Position
-from usi_mate.kif import board_diagram, format_kif_moves, format_kif_record, usi_to_kif
+from usi_mate.kif import (
+    KifVariation,
+    board_diagram,
+    format_kif_moves,
+    format_kif_record,
+    format_kif_tree,
+    parse_kif,
+    usi_to_kif,
+)
 
 # Tendō banqueta #1 (9 plies), the solver's line: the king on 2e, a white
 # knight on 2d, a black knight on 2h; black holds three golds.
@@ -184,3 +192,108 @@ def test_kif_record_of_a_mate():
         "   2 詰み",
         "まで1手で詰み",
     ]
+
+
+# ---------------------------------------------------------------------------
+# Variations and reading KIF
+
+TENDO_2 = "l8/pnk1s4/3R5/2B6/2P1N4/9/2N6/9/9 b Prb4g3sn3l15p 1"
+TENDO_2_LINE = ["7d8c+", "7b8a", "8c8b", "8a8b", "N*7d", "8b7b", "6c6b+"]
+
+
+def test_a_variation_that_starts_on_the_previous_destination_is_written_same():
+    # △同　飛 is the other capture of ▲１六金打 (tendo banqueta #1): from the
+    # position after move 1 alone, only previous_move says that 1f was its square.
+    after_first = f"{TENDO_1} moves G*1f"
+    assert usi_to_kif(after_first, ["3f1f"], previous_move="G*1f") == ["△同\u3000飛"]
+    assert usi_to_kif(after_first, ["3f1f"]) == ["△１六飛"]
+    assert format_kif_moves(after_first, ["3f1f"], first_number=2, previous_move="G*1f") == [
+        "   2 同\u3000飛(36)"
+    ]
+
+
+def test_kif_tree_writes_variations_from_the_last_branch_back():
+    lines = format_kif_tree(
+        TENDO_2,
+        TENDO_2_LINE,
+        [
+            KifVariation(2, ("7b7a",), ("variation at 2",)),
+            KifVariation(5, ("N*9d",), end=None),
+            KifVariation(2, ("7b8a", "8c8b")),
+        ],
+        notes=["verdict: test"],
+    )
+    moves_start = lines.index("手数----指手---------消費時間--")
+    body = lines[moves_start + 1 :]
+    assert body[:3] == ["*verdict: test", "   1 ８三角成(74)", "   2 ８一玉(72)+"]
+    assert "   5 ７四桂打+" in body
+    # Readers attach a block to the line read just before it: the branch at move 5
+    # comes first, then both branches at move 2 (the first marked: another follows).
+    blocks = [i for i, line in enumerate(body) if line.startswith("変化：")]
+    assert [body[i] for i in blocks] == ["変化：5手", "変化：2手", "変化：2手"]
+    assert body[blocks[1] + 1 : blocks[1] + 4] == [
+        "   2 ７一玉(72)+",
+        "*variation at 2",
+        "   3 詰み",
+    ]
+    assert body[blocks[2] + 1 : blocks[2] + 4] == [
+        "   2 ８一玉(72)",
+        "   3 ８二馬(83)",
+        "   4 詰み",
+    ]
+    assert body[blocks[0] + 1 :][:2] == ["   5 ９四桂打", ""]
+
+
+def test_parse_kif_reads_back_what_format_kif_record_writes():
+    record = "\n".join(format_kif_record(TENDO_1, TENDO_1_LINE, comments=["x"], end="詰み"))
+    parsed = parse_kif(record)
+    assert parsed.sfen == Position(TENDO_1).sfen()
+    assert list(parsed.moves) == TENDO_1_LINE
+
+
+def test_parse_kif_of_a_gui_file_with_times_and_the_rest_in_a_hand():
+    # As Shogidokoro writes a tsume record (tendo banqueta #2), with the defender's
+    # hand given as 残り全部 (the rest of the set), as tsume KIFs often do.
+    text = "\n".join(
+        [
+            "#KIF version=2.0 encoding=UTF-8",
+            "後手の持駒：残り全部",
+            "  ９ ８ ７ ６ ５ ４ ３ ２ １",
+            "+---------------------------+",
+            "|v香 ・ ・ ・ ・ ・ ・ ・ ・|一",
+            "|v歩v桂v玉 ・v銀 ・ ・ ・ ・|二",
+            "| ・ ・ ・ 飛 ・ ・ ・ ・ ・|三",
+            "| ・ ・ 角 ・ ・ ・ ・ ・ ・|四",
+            "| ・ ・ 歩 ・ 桂 ・ ・ ・ ・|五",
+            "| ・ ・ ・ ・ ・ ・ ・ ・ ・|六",
+            "| ・ ・ 桂 ・ ・ ・ ・ ・ ・|七",
+            "| ・ ・ ・ ・ ・ ・ ・ ・ ・|八",
+            "| ・ ・ ・ ・ ・ ・ ・ ・ ・|九",
+            "+---------------------------+",
+            "先手の持駒：歩",
+            "手数----指手---------消費時間--",
+            "*13te",
+            "   1 ８三角成(74)  (00:00 / 00:00:00)",
+            "   2 ８一玉(72)    (00:00 / 00:00:00)",
+            "   3 ８二馬(83)    (00:00 / 00:00:00)",
+            "   4 同　玉(81)    (00:00 / 00:00:00)",
+            "   5 ７四桂打      (00:00 / 00:00:00)",
+            "   6 詰み",
+            "",
+            "変化：2手",
+            "   2 同　玉(72)",
+        ]
+    )
+    parsed = parse_kif(text)
+    assert parsed.sfen == TENDO_2
+    assert list(parsed.moves) == TENDO_2_LINE[:5]
+
+
+def test_parse_kif_refuses_what_it_cannot_read():
+    with pytest.raises(ValueError, match="no board"):
+        parse_kif("   1 ７六歩(77)")
+    assert parse_kif("手合割：平手\n   1 ７六歩(77)\n   2 ３四歩(33)").moves == ("7g7f", "3c3d")
+    with pytest.raises(ValueError, match="line 2: cannot read the move"):
+        parse_kif("手合割：平手\n   1 ７六飛車(77)")
+    with pytest.raises(ValueError, match="move 3 where move 2"):
+        parse_kif("手合割：平手\n   1 ７六歩(77)\n   3 ３四歩(33)")

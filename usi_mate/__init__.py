@@ -6,6 +6,8 @@ Public API:
 - :func:`solve` and :class:`Solver`: the df-pn mate search;
 - :func:`solve_many`: many positions, in order, optionally in worker processes;
 - :func:`usi_to_kif`: a line of USI moves in Japanese (KIF) notation;
+- :func:`check`: a composer's check of a problem (cooks, variations, spare pieces),
+  giving a :class:`CheckReport` (module :mod:`usi_mate.checker`);
 - :class:`MateResult`, :class:`SearchProgress`: what a search returns and reports;
 - :class:`Certification`: an independent check of a "no mate" (``certify=True``).
 """
@@ -29,6 +31,16 @@ def __getattr__(name: str):
         from .kif import usi_to_kif
 
         return usi_to_kif
+    if name == "check":
+        # The function lives in usi_mate.checker: a submodule named "check" would
+        # replace this attribute with itself once imported.
+        from .checker import check
+
+        return check
+    if name == "CheckReport":
+        from .check_report import CheckReport
+
+        return CheckReport
     raise AttributeError(f"module 'usi_mate' has no attribute {name!r}")
 
 
@@ -41,6 +53,8 @@ __all__ = [
     "solve",
     "solve_many",
     "usi_to_kif",
+    "check",
+    "CheckReport",
     "MateResult",
     "Certification",
     "SearchProgress",

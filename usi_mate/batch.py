@@ -25,7 +25,7 @@ from typing import Any
 
 from .memory import tables_fit
 from .problems import Problem, make_problem
-from .records import WRITERS, Tally, make_record, print_disagreements
+from .records import WRITERS, Tally, make_check_record, make_record, print_disagreements
 from .runners import InOrder, Stopped, describe_failure, make_runner
 from .settings import (
     DEFAULT_HASH_MB,
@@ -269,6 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare each result with its expected label; exit 1 if any disagrees",
     )
     p.add_argument(
+        "--check-cooks",
+        action="store_true",
+        help="a composer's check of each problem (usi-mate check): cooks, variations and "
+        "spare pieces along the main line, and a verdict, added to each record; --time and "
+        "--nodes then limit each problem's whole check",
+    )
+    p.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -305,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
         solvable = sum(1 for p in problems if p.sfen is not None)
         # No more workers than problems: each one allocates a full table.
         args.jobs = max(1, min(args.jobs, solvable))
-        too_big = tables_fit(args.hash, args.jobs)
+        # With --check-cooks each worker may use a second table for its hardest questions.
+        too_big = tables_fit(args.hash, args.jobs * (2 if args.check_cooks else 1))
         if too_big:
             raise _UsageError(f"--hash {args.hash}: {too_big}; lower --hash or --jobs")
     except _UsageError as e:
@@ -333,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args, problems: list[Problem], out) -> int:
-    writer = WRITERS[args.format](out, problems, args.check)
+    writer = WRITERS[args.format](out, problems, args.check, check_cooks=args.check_cooks)
     tally = Tally()
     tally.unlabelled = sum(1 for p in problems if p.expected is None and p.error is None)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
@@ -381,6 +389,8 @@ def _run(args, problems: list[Problem], out) -> int:
                 _report(bar, f"{problem.source}:{problem.line}: {record['error']}")
         elif problem.sfen is None:
             record = make_record(problem, None, problem.error, args.check)
+        elif args.check_cooks:
+            record = make_check_record(problem, outcome, args.check)
         else:
             record = make_record(problem, outcome, None, args.check)
         if bar_shares_terminal:
@@ -404,7 +414,12 @@ def _run(args, problems: list[Problem], out) -> int:
     runner = None
     try:
         writer.begin()
-        runner = make_runner(args.jobs, args.hash)
+        if args.check_cooks:
+            from .checker import check_task
+
+            runner = make_runner(args.jobs, args.hash, task=check_task)
+        else:
+            runner = make_runner(args.jobs, args.hash)
         ordered = InOrder(runner)
         try:
             for problem, outcome in ordered.run(tasks(), poll):

@@ -1,7 +1,8 @@
 """The ``usi-mate`` command: the USI engine that GUIs launch, plus subcommands.
 
 ``usi-mate`` with no arguments speaks USI on stdin/stdout (what ShogiGUI, Shogidokoro and
-ShogiHome run). ``usi-mate solve ...`` is the batch solver (:mod:`usi_mate.batch`).
+ShogiHome run). ``usi-mate solve ...`` is the batch solver (:mod:`usi_mate.batch`),
+``usi-mate check ...`` the composer's check (:mod:`usi_mate.check_cli`).
 ``--version`` and ``--help`` are the only top-level flags, so a GUI that starts the
 engine without arguments always gets the USI loop.
 """
@@ -29,6 +30,8 @@ engine; the GUI sends `go mate <ms>` or `go mate infinite` and reads `checkmate 
 _EPILOG = """\
 subcommands:
   usi-mate solve ...   solve positions in batch (see `usi-mate solve --help`)
+  usi-mate check ...   check problems for cooks, variations and spare pieces
+                       (see `usi-mate check --help`)
 
 example session (type the lines marked >):
   > usi
@@ -56,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args and args[0] == "solve":
         return _solve(args[1:])
+    if args and args[0] == "check":
+        return _subcommand("usi_mate.check_cli", "composer's check", args[1:])
     parser = argparse.ArgumentParser(
         prog="usi-mate",
         description=_DESCRIPTION,
@@ -68,16 +73,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _solve(args: list[str]) -> int:
-    # Imported lazily: the batch solver is a separate module (and may not be installed
+    return _subcommand("usi_mate.batch", "batch solver", args)
+
+
+def _subcommand(module: str, name: str, args: list[str]) -> int:
+    # Imported lazily: each subcommand is a separate module (and may not be installed
     # yet in a development checkout); the USI loop must never depend on it.
-    if importlib.util.find_spec("usi_mate.batch") is None:
+    if importlib.util.find_spec(module) is None:
         print(
-            "usi-mate: the batch solver (usi_mate.batch) is not available in this installation",
+            f"usi-mate: the {name} ({module}) is not available in this installation",
             file=sys.stderr,
         )
         return 2
-    batch = importlib.import_module("usi_mate.batch")
-    code = batch.main(args)
+    code = importlib.import_module(module).main(args)
     return 0 if code is None else int(code)
 
 

@@ -26,6 +26,7 @@ when a piece on the board could also reach the square).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -97,16 +98,20 @@ def _as_position(position: Position | str) -> Position:
     return Position(position)
 
 
-def notate_moves(position: Position | str, moves: Iterable[str]) -> list[NotatedMove]:
+def notate_moves(
+    position: Position | str, moves: Iterable[str], *, previous_move: str | None = None
+) -> list[NotatedMove]:
     """Replay ``moves`` (USI) from ``position`` and describe each one for notation.
 
     ``position`` is a :class:`Position` (left unchanged) or position text (an
-    SFEN, ``"sfen ... moves ..."``, ``"startpos moves ..."``). Raises ValueError,
-    naming the move, when a move is malformed or illegal.
+    SFEN, ``"sfen ... moves ..."``, ``"startpos moves ..."``). ``previous_move``
+    is the USI move that led to ``position``, if any: a first move to its
+    destination is then written ``同`` (a variation read off a main line).
+    Raises ValueError, naming the move, when a move is malformed or illegal.
     """
     pos = _as_position(position)
     notated: list[NotatedMove] = []
-    previous_destination = None
+    previous_destination = previous_move[2:4] if previous_move else None
     for number, move in enumerate(moves, start=1):
         if not isinstance(move, str) or len(move) < 4:
             raise ValueError(f"move {number}: {move!r} is not a USI move")
@@ -154,7 +159,9 @@ def _destination_text(m: NotatedMove) -> str:
     return FILE_DIGITS[file] + RANK_KANJI[rank]
 
 
-def usi_to_kif(position: Position | str, moves: Iterable[str]) -> list[str]:
+def usi_to_kif(
+    position: Position | str, moves: Iterable[str], *, previous_move: str | None = None
+) -> list[str]:
     """The moves in Japanese notation for people: ``["▲５二金打", "△同　玉", ...]``.
 
     Each move is the side mark (▲ black/sente, △ white/gote), the destination
@@ -163,10 +170,11 @@ def usi_to_kif(position: Position | str, moves: Iterable[str]) -> list[str]:
     and a suffix: 成 (promotes), 不成 (could have promoted and did not: an
     unpromoted rook, bishop, silver, knight, lance or pawn moving from or into
     the promotion zone) or 打 (every drop). ``position`` is a Position (left
-    unchanged) or position text. Raises ValueError on an illegal move.
+    unchanged) or position text; ``previous_move`` as in :func:`notate_moves`.
+    Raises ValueError on an illegal move.
     """
     out = []
-    for m in notate_moves(position, moves):
+    for m in notate_moves(position, moves, previous_move=previous_move):
         mark = "▲" if m.color == BLACK else "△"
         if m.origin is None:
             suffix = "打"
@@ -190,7 +198,12 @@ def _kif_move_text(m: NotatedMove) -> str:
 
 
 def format_kif_moves(
-    position: Position | str, moves: Iterable[str], *, end: str | None = None
+    position: Position | str,
+    moves: Iterable[str],
+    *,
+    end: str | None = None,
+    first_number: int = 1,
+    previous_move: str | None = None,
 ) -> list[str]:
     """The numbered move lines of a KIF record: ``["   1 ５二金打", "   2 同　玉(51)", ...]``.
 
@@ -198,11 +211,14 @@ def format_kif_moves(
     a declined promotion is not marked (the Kakinoki KIF convention; see the
     module docstring). ``end`` adds a terminal line after the last move, e.g.
     ``"詰み"`` (mate), ``"不詰"`` (no mate) or ``"中断"`` (search gave up), which
-    GUIs read as the result. Raises ValueError on an illegal move.
+    GUIs read as the result. A variation starts at ``first_number`` from the
+    position after ``previous_move`` (for ``同``). Raises ValueError on an
+    illegal move.
     """
-    lines = [f"{n:>4} {_kif_move_text(m)}" for n, m in enumerate(notate_moves(position, moves), 1)]
+    notated = notate_moves(position, moves, previous_move=previous_move)
+    lines = [f"{n:>4} {_kif_move_text(m)}" for n, m in enumerate(notated, first_number)]
     if end:
-        lines.append(f"{len(lines) + 1:>4} {end}")
+        lines.append(f"{first_number + len(lines):>4} {end}")
     return lines
 
 
@@ -276,3 +292,270 @@ def format_kif_record(
     if end == "詰み":
         lines.append(f"まで{len(moves)}手で詰み")
     return lines
+
+
+# ---------------------------------------------------------------------------
+# Records with variations (変化)
+
+
+@dataclass(frozen=True)
+class KifVariation:
+    """A line that branches off the main line: its first move replaces main move ``number``.
+
+    ``moves`` are USI moves from the position before main move ``number``;
+    ``comments`` become ``*`` lines after its first move (GUIs show them there);
+    ``end`` is its terminal move (``"詰み"``) or None.
+    """
+
+    number: int
+    moves: tuple[str, ...]
+    comments: tuple[str, ...] = ()
+    end: str | None = "詰み"
+
+
+def format_kif_tree(
+    position: Position | str,
+    main: Sequence[str],
+    variations: Iterable[KifVariation] = (),
+    *,
+    comments: Iterable[str] = (),
+    notes: Iterable[str] = (),
+    end: str | None = "詰み",
+) -> list[str]:
+    """A KIF record with variations (変化) that GUIs show as a tree.
+
+    The main line comes first, then one block a variation::
+
+        変化：3手
+           3 ２三金打
+        *余詰: mates in 5
+
+    Readers (Kifu for Windows, ShogiHome) attach a ``変化：N手`` block to the
+    line read just before it, at move N, so blocks are written from the last
+    branch point to the first: read in that order, every block's move N-1 still
+    lies on the main line. A main-line move that has variations ends with
+    ``+``, as Kifu for Windows writes it. ``comments`` become ``#`` lines at the
+    top; ``notes`` become ``*`` lines before the first move (a GUI shows them on
+    the start position). Raises ValueError on an illegal move.
+    """
+    start = _as_position(position)
+    variations = sorted(variations, key=lambda v: -v.number)  # stable: same-move order kept
+    branch_numbers = {v.number for v in variations}
+    lines = ["# " + c for c in comments]
+    lines += board_diagram(start)
+    lines.append("手数----指手---------消費時間--")
+    lines += ["*" + n for n in notes]
+    main_lines = format_kif_moves(start, main, end=end)
+    for i, text in enumerate(main_lines[: len(main)]):
+        lines.append(text + ("+" if i + 1 in branch_numbers else ""))
+    lines += main_lines[len(main) :]
+    if end == "詰み":
+        lines.append(f"まで{len(main)}手で詰み")
+    # Positions before each main move, for the variations that start there.
+    before = [start.copy()]
+    for move in main:
+        pos = before[-1].copy()
+        pos.push_usi(move)
+        before.append(pos)
+    for k, v in enumerate(variations):
+        if not 1 <= v.number <= len(main) + 1:
+            raise ValueError(f"variation at move {v.number}: the main line has {len(main)} moves")
+        previous = main[v.number - 2] if v.number >= 2 else None
+        body = format_kif_moves(
+            before[v.number - 1], v.moves, end=v.end, first_number=v.number, previous_move=previous
+        )
+        # "+" on a variation's first move: another variation at the same move follows.
+        more = k + 1 < len(variations) and variations[k + 1].number == v.number
+        lines += ["", f"変化：{v.number}手", body[0] + ("+" if more and v.moves else "")]
+        lines += ["*" + c for c in v.comments]
+        lines += body[1:]
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# Reading a KIF record (the start position and the main line)
+
+_PIECE_LETTERS = {
+    "歩": "P",
+    "香": "L",
+    "桂": "N",
+    "銀": "S",
+    "金": "G",
+    "角": "B",
+    "飛": "R",
+    "玉": "K",
+    "王": "K",
+    "と": "+P",
+    "杏": "+L",
+    "成香": "+L",
+    "圭": "+N",
+    "成桂": "+N",
+    "全": "+S",
+    "成銀": "+S",
+    "馬": "+B",
+    "龍": "+R",
+    "竜": "+R",
+}
+# Pieces of a full set, by hand letter: what "the rest" (残り全部) of a hand counts from.
+FULL_SET = {"R": 2, "B": 2, "G": 4, "S": 4, "N": 4, "L": 4, "P": 18}
+_KIF_MOVE = re.compile(
+    r"^\s*(?P<number>[0-9]+)\s+[▲△☗☖]?"
+    r"(?:(?P<file>[１２３４５６７８９1-9])(?P<rank>[一二三四五六七八九])|(?P<same>同)[\u3000 ]*)"
+    r"(?P<piece>成銀|成桂|成香|[玉王飛龍竜角馬金銀全桂圭香杏歩と])"
+    r"(?P<promotion>不成|成)?(?:(?P<drop>打)|\((?P<origin>[1-9][1-9])\))"
+)
+_KIF_END_WORDS = ("詰み", "詰", "中断", "投了", "不詰", "千日手", "持将棋")
+
+
+@dataclass(frozen=True)
+class KifProblem:
+    """What a KIF record holds for a problem check: the start position and the main line."""
+
+    sfen: str
+    moves: tuple[str, ...]
+
+
+def _kanji_number(text: str) -> int:
+    # Hand counts: 二 … 九, 十, 十一 … 十八 (also half-width or full-width digits).
+    text = text.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
+    if not text:
+        return 1
+    if text.isdigit():
+        return int(text)
+    tens, _, ones = text.rpartition("十")
+    if "十" in text:
+        value = (KANJI_NUMBERS.index(tens) if tens else 1) * 10
+        return value + (KANJI_NUMBERS.index(ones) if ones else 0)
+    if text in KANJI_NUMBERS:
+        return KANJI_NUMBERS.index(text)
+    raise ValueError(f"bad piece count {text!r}")
+
+
+def _read_hand(text: str) -> dict[str, int] | None:
+    """A KIF hand as counts by USI letter; None for 残り全部 (the rest of the set)."""
+    text = text.strip()
+    if text.startswith("残り"):
+        return None
+    hand: dict[str, int] = {}
+    for part in re.split(r"[ \u3000]+", text):
+        if not part or part == "なし":
+            continue
+        letter = _PIECE_LETTERS.get(part[0])
+        if letter is None or letter.startswith("+") or letter == "K":
+            raise ValueError(f"bad hand piece {part!r}")
+        hand[letter] = hand.get(letter, 0) + _kanji_number(part[1:])
+    return hand
+
+
+def _hand_sfen(hand: dict[str, int], black: bool) -> str:
+    out = ""
+    for letter in HAND_ORDER:
+        n = hand.get(letter, 0)
+        if n:
+            out += (str(n) if n > 1 else "") + (letter if black else letter.lower())
+    return out
+
+
+def parse_kif(text: str) -> KifProblem:
+    """Read the start position (board diagram or 手合割：平手) and the main line of a KIF record.
+
+    Variations (``変化：`` blocks), comments and times are skipped; the main
+    line ends at its first terminal word (詰み, 中断, ...). A hand written
+    ``残り全部`` holds every piece of the set not on the board or in the other
+    hand, as tsume KIFs write the defender's. Moves are checked only for
+    form; replay them (e.g. :class:`Position`) to check legality. Raises
+    ValueError, naming the line, for what cannot be read.
+    """
+    board_rows: list[str] = []
+    hands: dict[str, dict[str, int] | None] = {"b": {}, "w": {}}
+    side = "b"
+    startpos = False
+    moves: list[str] = []
+    previous_destination: str | None = None
+    for line_no, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip()
+        if not line or line.startswith(("#", "*", "&")):
+            continue
+        if re.match(r"^[ \u3000]*変化[：:]", line):
+            break  # only the main line
+        if line.startswith("|"):
+            board_rows.append(line)
+            continue
+        head = re.match(r"^(先手|下手|後手|上手)の持駒[：:](.*)$", line)
+        if head:
+            try:
+                hands["b" if head[1] in ("先手", "下手") else "w"] = _read_hand(head[2])
+            except ValueError as e:
+                raise ValueError(f"KIF line {line_no}: {e}") from None
+            continue
+        if re.match(r"^(後手|上手)番", line):
+            side = "w"
+            continue
+        if re.match(r"^手合割[：:]\s*平手", line):
+            startpos = True
+            continue
+        number = re.match(r"^\s*([0-9]+)\s+(\S+)", line)
+        if not number:
+            continue  # headers (先手：, 作者：, 手数----...) and anything unknown
+        m = _KIF_MOVE.match(line)
+        if m is None:
+            if number[2].startswith(_KIF_END_WORDS):
+                break
+            raise ValueError(f"KIF line {line_no}: cannot read the move {number[2]!r}")
+        if int(m["number"]) != len(moves) + 1:
+            raise ValueError(
+                f"KIF line {line_no}: move {m['number']} where move {len(moves) + 1} was expected"
+            )
+        if m["same"]:
+            if previous_destination is None:
+                raise ValueError(f"KIF line {line_no}: 同 without a previous move")
+            destination = previous_destination
+        else:
+            file = str(_kanji_number(m["file"]))
+            destination = file + "abcdefghi"[RANK_KANJI.index(m["rank"]) - 1]
+        if m["drop"]:
+            letter = _PIECE_LETTERS[m["piece"]]
+            if letter.startswith("+") or letter == "K":
+                raise ValueError(f"KIF line {line_no}: {m['piece']} cannot be dropped")
+            moves.append(f"{letter}*{destination}")
+        else:
+            origin = m["origin"][0] + "abcdefghi"[int(m["origin"][1]) - 1]
+            moves.append(origin + destination + ("+" if m["promotion"] == "成" else ""))
+        previous_destination = destination
+    if not board_rows:
+        if not startpos:
+            raise ValueError("KIF: no board diagram and no 手合割：平手")
+        return KifProblem(Position("startpos").sfen(), tuple(moves))
+    return KifProblem(_board_sfen(board_rows, hands, side), tuple(moves))
+
+
+def _board_sfen(rows: list[str], hands: dict[str, dict[str, int] | None], side: str) -> str:
+    if len(rows) != 9:
+        raise ValueError(f"KIF: the board diagram has {len(rows)} rows, not 9")
+    sfen_rows = []
+    on_board: dict[str, int] = {}
+    for row in rows:
+        cells = row[1:19]
+        out, empty = "", 0
+        for i in range(0, 18, 2):
+            colour, name = cells[i : i + 2]
+            if name == "・" or name == " ":
+                empty += 1
+                continue
+            letter = _PIECE_LETTERS.get(name)
+            if letter is None:
+                raise ValueError(f"KIF: unknown piece {name!r} in {row!r}")
+            base = letter.lstrip("+")
+            on_board[base] = on_board.get(base, 0) + 1
+            if empty:
+                out, empty = out + str(empty), 0
+            out += letter if colour != "v" else letter.lower()
+        sfen_rows.append(out + (str(empty) if empty else ""))
+    for rest, other in (("b", "w"), ("w", "b")):
+        if hands[rest] is None:
+            known = hands[other] or {}
+            hands[rest] = {p: n - on_board.get(p, 0) - known.get(p, 0) for p, n in FULL_SET.items()}
+            if any(n < 0 for n in hands[rest].values()):
+                raise ValueError("KIF: more pieces than a full set; 残り全部 cannot be counted")
+    hand_text = _hand_sfen(hands["b"] or {}, True) + _hand_sfen(hands["w"] or {}, False)
+    return f"{'/'.join(sfen_rows)} {side} {hand_text or '-'} 1"

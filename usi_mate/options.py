@@ -88,6 +88,7 @@ class SpinOption(Option):
         return value
 
     def usi_line(self) -> str:
+        """The ``usi`` answer's line, with the range: ``... min 1 max 256``."""
         return f"{super().usi_line()} min {self.min} max {self.max}"
 
 
@@ -129,6 +130,7 @@ class ComboOption(Option):
         raise self._error(f"must be one of {', '.join(self.choices)}", value_text)
 
     def usi_line(self) -> str:
+        """The ``usi`` answer's line, with each choice: ``... var None var MinLength``."""
         return super().usi_line() + "".join(f" var {c}" for c in self.choices)
 
 
@@ -163,6 +165,7 @@ class ButtonOption(Option):
         return True
 
     def usi_line(self) -> str:
+        """The ``usi`` answer's line: a button has no default."""
         return f"option name {self.name} type button"
 
 
@@ -235,6 +238,15 @@ OPTIONS: tuple[Option, ...] = (
         "problem composers count; off counts every legal reply.",
     ),
     CheckOption(
+        "ReportCooks",
+        "report_cooks",
+        default=False,
+        help="After go mate finds a mate, look for cooks (余詰: other checking moves that also "
+        "mate) along its line and report them as info string lines before the answer, "
+        "within what is left of the time limit (go mate infinite: at most 10 s); stop "
+        "answers at once.",
+    ),
+    CheckOption(
         "USI_Ponder",
         "ponder",
         default=False,
@@ -254,6 +266,7 @@ class EngineConfig:
     root_is_and_node_if_checked: bool = False
     post_search: str = "MinLength"
     ignore_futile_interpositions: bool = True
+    report_cooks: bool = False
     ponder: bool = False
 
 

@@ -2,8 +2,13 @@
 
 A record is a plain dict (:data:`RECORD_FIELDS`, in that order): ``jsonl`` writes it
 as it is, ``csv`` as a row, ``text`` as an aligned line, ``kif`` as a KIF game a
-GUI imports. Every writer writes whole records and flushes each, so a reader (or
-an interrupted run) never sees half a record.
+GUI imports. With ``--check-cooks`` a record also holds ``check``, the composer's
+check (:meth:`usi_mate.check_report.CheckReport.to_dict`): jsonl writes it whole,
+csv adds its verdict columns (:data:`CHECK_FIELDS`), text adds the verdict and one
+line per flaw, kif writes the alternatives as variations (変化).
+
+Every writer writes whole records and flushes each, so a reader (or an
+interrupted run) never sees half a record.
 """
 
 from __future__ import annotations
@@ -33,6 +38,23 @@ RECORD_FIELDS = [
     "source",
     "line",
 ]
+
+
+# Columns csv adds with --check-cooks.
+CHECK_FIELDS = ["verdict", "verdict_move", "cooks", "undecided"]
+
+
+def make_check_record(problem: Problem, outcome, check: bool) -> dict:
+    """The record of one problem checked with ``--check-cooks`` (``outcome``: a
+    :class:`usi_mate.check_report.CheckReport`): its main search's record plus ``check``;
+    ``nodes`` and ``time_ms`` are those of the whole check."""
+    result = outcome.result or MateResult(status="unknown", error=outcome.reason)
+    record = make_record(problem, result, None, check)
+    record["nodes"], record["time_ms"] = outcome.nodes, outcome.time_ms
+    record["check"] = outcome.to_dict()
+    # Kept for the KIF writer, which writes the variations; not written as data.
+    record["_report"] = outcome
+    return record
 
 
 def make_record(
@@ -93,8 +115,9 @@ class _Writer:
     interrupted run's output valid: a record is either all there or absent.
     """
 
-    def __init__(self, out, problems: list[Problem], check: bool):
+    def __init__(self, out, problems: list[Problem], check: bool, *, check_cooks: bool = False):
         self.out, self.problems, self.check = out, problems, check
+        self.check_cooks = check_cooks
 
     def begin(self) -> None:
         """Write whatever precedes the records."""
@@ -112,14 +135,18 @@ class _Writer:
         """Write whatever follows the records (the text format's summary table)."""
 
 
+def _public(record: dict) -> dict:
+    return {k: v for k, v in record.items() if not k.startswith("_")}
+
+
 class _JsonlWriter(_Writer):
     def format(self, record: dict) -> str:
-        return json.dumps(record, ensure_ascii=False) + "\n"
+        return json.dumps(_public(record), ensure_ascii=False) + "\n"
 
 
 class _CsvWriter(_Writer):
     def begin(self) -> None:
-        self.out.write(self._row(RECORD_FIELDS))
+        self.out.write(self._row(RECORD_FIELDS + (CHECK_FIELDS if self.check_cooks else [])))
 
     @staticmethod
     def _row(values: list) -> str:
@@ -136,6 +163,15 @@ class _CsvWriter(_Writer):
             elif isinstance(v, bool):
                 v = "true" if v else "false"
             values.append("" if v is None else v)
+        if self.check_cooks:
+            c = record.get("check") or {}
+            counts = c.get("counts", {})
+            values += [
+                c.get("verdict", ""),
+                "" if c.get("verdict_move") is None else c["verdict_move"],
+                counts.get("cook", 0),
+                counts.get("undecided", 0),
+            ]
         return self._row(values)
 
 
@@ -188,11 +224,22 @@ class _TextWriter(_Writer):
         ]
         if self.check:
             cols.append(_check_note(record).ljust(self.check_width))
+        report = record.get("check")
+        if report is not None:
+            cols.append(report["verdict_text"].ljust(24))
         if record["status"] in ("error", "invalid") or (record["error"] and not record["moves"]):
             cols.append(f"({record['error']})")
         else:
             cols.append(" ".join(record["moves"]))
-        return "  ".join(cols).rstrip() + "\n"
+        text = "  ".join(cols).rstrip() + "\n"
+        if report is not None:
+            # One line per flaw: what a composer acts on (jsonl and kif hold everything).
+            for a in report["alternatives"]:
+                if a["kind"] in ("cook", "longer", "escape"):
+                    length = "" if a["length"] is None else f" (mates in {a['length']})"
+                    text += f"    move {a['move_number']}: {a['kind']} {' '.join(a['line'])}"
+                    text += f"{length}\n" if a["line"] else f"{a['move']}{length}\n"
+        return text
 
     def end(self, summary: str) -> None:
         self.out.write("\n" + summary)
@@ -230,6 +277,11 @@ class _KifWriter(_Writer):
             comments.append(f"error: {record['error']}")
         if record["status"] in ("error", "invalid"):
             return "\n".join("# " + c for c in comments) + "\n\n"
+        report = record.get("_report")
+        if report is not None and report.main_line:
+            from .check_report import format_kif
+
+            return "\n".join(format_kif(report, comments=tuple(comments))) + "\n\n"
         end = {"mate": "詰み", "nomate": "不詰"}.get(record["status"], "中断")
         lines = format_kif_record(record["sfen"], record["moves"], comments=comments, end=end)
         return "\n".join(lines) + "\n\n"
@@ -253,9 +305,14 @@ class Tally:
     )
     search_ms: int = 0
     written: int = 0
+    verdicts: dict[str, int] = field(default_factory=dict)
 
     def add(self, record: dict) -> None:
+        """Count one written record (its status, check verdict, time and label agreement)."""
         self.counts[record["status"]] += 1
+        if "check" in record:
+            verdict = record["check"]["verdict"]
+            self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
         self.search_ms += record["time_ms"]
         self.written += 1
         if record["agrees"] is False:
@@ -282,7 +339,15 @@ class Tally:
             rows.insert(6, ("no label", str(self.unlabelled)))
         if interrupted:
             rows.insert(1, ("not solved", str(total - self.written)))
-        table = "".join(f"{name:<14}{value:>12}\n" for name, value in rows)
+        if self.verdicts:
+            rows += [
+                (f"check: {v.replace('_defence', '')}", str(self.verdicts.get(v, 0)))
+                for v in ("sound", "cooked", "unsound_defence", "undecided", "nomate", "invalid")
+                if self.verdicts.get(v) or v in ("sound", "cooked", "undecided")
+            ]
+        # Names up to 16 characters ("check: undecided"), values right-aligned.
+        width = 16 if self.verdicts else 14
+        table = "".join(f"{name:<{width}}{value:>12}\n" for name, value in rows)
         if self.unsure_lengths:
             table += f"(mate N?: {self.unsure_lengths} not proven shortest within the limits)\n"
         if any(self.certified.values()):

@@ -1,7 +1,10 @@
 """Where batch searches run, and :func:`solve_many`.
 
 Three runners share one small interface (``submit(text, keywords) -> Future``,
-``window``, ``stop()``, ``close()``):
+``window``, ``stop()``, ``close()``). What a task does with its Solver is a
+*task function* (:data:`Task`): :func:`solve_task` (the default) searches;
+:func:`usi_mate.checker.check_task` runs a composer's check. A task function must
+be a module-level function (worker processes receive it by name):
 
 - :class:`ThreadRunner`: one Solver in this process, searching in a helper thread
   (the GIL is released, so the caller's thread stays free for Ctrl-C);
@@ -54,6 +57,24 @@ class WorkerDied(RuntimeError):
     """The worker process searching a problem ended before answering it."""
 
 
+# A task function: (solver, position text, keywords, stopped) -> its result, or
+# None when ``stopped()`` cut it short (then it is no result of the problem).
+# The solver is armed when the task starts (a stop() from then on is seen).
+Task = Callable[[Solver, str, dict, Callable[[], bool]], Any]
+
+
+def solve_task(solver: Solver, text: str, keywords: dict, stopped: Callable[[], bool]) -> Any:
+    """The default task: one search (``keywords`` are those of :meth:`Solver.solve`)."""
+    result = solver.solve(text, **keywords)
+    if result.status == "unknown" and stopped():
+        return None  # cut short by stop(): not a result of the problem
+    return result
+
+
+def _never() -> bool:
+    return False
+
+
 # ---------------------------------------------------------------------------
 # In this process
 
@@ -68,8 +89,9 @@ class ThreadRunner:
 
     window = 2  # one running, the next queued so the thread never waits on the writer
 
-    def __init__(self, hash_mb: int = DEFAULT_HASH_MB):
+    def __init__(self, hash_mb: int = DEFAULT_HASH_MB, task: Task = solve_task):
         self._solver = Solver(hash_mb)
+        self._task = task
         self._tasks: queue.Queue = queue.Queue()
         self._stopping = threading.Event()
         self._thread = start_search_thread(self._work, name="usi-mate-solve")
@@ -93,16 +115,13 @@ class ThreadRunner:
                     self._solver.disarm()
                     future.set_result(None)
                     continue
-                result = self._solver.solve(text, **keywords)
-                if result.status == "unknown" and self._stopping.is_set():
-                    result = None  # cut short by stop(): not a result of the problem
-                future.set_result(result)
+                future.set_result(self._task(self._solver, text, keywords, self._stopping.is_set))
             except BaseException as e:  # noqa: BLE001 - handed to whoever waits on the future
                 future.set_exception(e)
 
     def submit(self, text: str, keywords: dict) -> Future:
-        """Queue one search (Solver.solve keywords); the future's result is a
-        MateResult, or None if stopped."""
+        """Queue one task (for :func:`solve_task`, Solver.solve keywords); the future's
+        result is the task's (a MateResult), or None if stopped."""
         future: Future = Future()
         self._tasks.put((future, text, keywords))
         return future
@@ -154,7 +173,7 @@ def _detach_stdio() -> None:
         pass
 
 
-def _worker_main(conn, hash_mb: int) -> None:
+def _worker_main(conn, hash_mb: int, task: Task = solve_task) -> None:
     """A worker process: one Solver, tasks in over the pipe, results out."""
     # Ctrl-C at a terminal reaches the whole process group; the parent decides
     # (it stops the workers), so workers ignore it.
@@ -176,7 +195,7 @@ def _worker_main(conn, hash_mb: int) -> None:
             return
         task_id, text, keywords = message
         try:
-            reply = (task_id, solver.solve(text, **keywords), None)
+            reply = (task_id, task(solver, text, keywords, _never), None)
         except Exception as e:  # noqa: BLE001 - reported as this task's error
             reply = (task_id, None, e)
         try:
@@ -197,9 +216,9 @@ def _describe_exit(code: int | None) -> str:
 
 
 class _Worker:
-    def __init__(self, ctx, hash_mb: int):
+    def __init__(self, ctx, hash_mb: int, task: Task):
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child, hash_mb), daemon=True)
+        self.process = ctx.Process(target=_worker_main, args=(child, hash_mb, task), daemon=True)
         self.process.start()
         child.close()
         self.ready = False
@@ -216,10 +235,11 @@ class ProcessRunner:
     dispatcher) can deadlock the child.
     """
 
-    def __init__(self, jobs: int, hash_mb: int = DEFAULT_HASH_MB):
+    def __init__(self, jobs: int, hash_mb: int = DEFAULT_HASH_MB, task: Task = solve_task):
         self.window = WINDOW_PER_JOB * jobs
         self._ctx = multiprocessing.get_context("spawn")
         self._hash_mb = hash_mb
+        self._task = task
         self._lock = threading.Lock()
         self._queue: deque[tuple[int, Future, str, dict]] = deque()
         self._next_id = 0
@@ -227,14 +247,15 @@ class ProcessRunner:
         self._stopping = False
         self._init_error: str | None = None
         self._wake_r, self._wake_w = self._ctx.Pipe(duplex=False)
-        self._workers = [_Worker(self._ctx, hash_mb) for _ in range(jobs)]
+        self._workers = [_Worker(self._ctx, hash_mb, task) for _ in range(jobs)]
         self._dispatcher = threading.Thread(
             target=self._dispatch, name="usi-mate-workers", daemon=True
         )
         self._dispatcher.start()
 
     def submit(self, text: str, keywords: dict) -> Future:
-        """Queue one search (Solver.solve keywords); the future's result is a MateResult."""
+        """Queue one task (for :func:`solve_task`, Solver.solve keywords); the future's
+        result is the task's (a MateResult)."""
         future: Future = Future()
         with self._lock:
             if self._init_error is not None:
@@ -344,7 +365,7 @@ class ProcessRunner:
             w.task = None
         w.conn.close()
         if self._init_error is None and not self._stopping:
-            self._workers[i] = _Worker(self._ctx, self._hash_mb)
+            self._workers[i] = _Worker(self._ctx, self._hash_mb, self._task)
 
     def stop(self) -> None:
         """Cancel queued searches and terminate the workers now.
@@ -383,13 +404,13 @@ class ProcessRunner:
 _executor_solver: tuple[int, Solver] | None = None
 
 
-def _executor_task(text: str, keywords: dict, hash_mb: int) -> MateResult:
-    """One search in whatever process the executor runs it; the Solver (and its
+def _executor_task(text: str, keywords: dict, hash_mb: int, task: Task = solve_task) -> Any:
+    """One task in whatever process the executor runs it; the Solver (and its
     table) is kept between tasks of that process."""
     global _executor_solver
     if _executor_solver is None or _executor_solver[0] != hash_mb:
         _executor_solver = (hash_mb, Solver(hash_mb))
-    return _executor_solver[1].solve(text, **keywords)
+    return task(_executor_solver[1], text, keywords, _never)
 
 
 class ExecutorRunner:
@@ -397,17 +418,22 @@ class ExecutorRunner:
     .get_executor()``); the executor schedules, we only submit and collect."""
 
     def __init__(
-        self, executor: Executor, hash_mb: int = DEFAULT_HASH_MB, window: int | None = None
+        self,
+        executor: Executor,
+        hash_mb: int = DEFAULT_HASH_MB,
+        window: int | None = None,
+        task: Task = solve_task,
     ):
         self._executor = executor
         self._hash_mb = hash_mb
+        self._task = task
         self._futures: set[Future] = set()
         workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
         self.window = window or WINDOW_PER_JOB * workers
 
     def submit(self, text: str, keywords: dict) -> Future:
-        """Submit one search to the executor."""
-        future = self._executor.submit(_executor_task, text, keywords, self._hash_mb)
+        """Submit one task to the executor."""
+        future = self._executor.submit(_executor_task, text, keywords, self._hash_mb, self._task)
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)
         return future
@@ -502,11 +528,11 @@ def describe_failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def make_runner(jobs: int, hash_mb: int, executor: Executor | None = None):
-    """The runner for ``jobs`` (1: this process) or for an executor."""
+def make_runner(jobs: int, hash_mb: int, executor: Executor | None = None, task: Task = solve_task):
+    """The runner for ``jobs`` (1: this process) or for an executor, running ``task``."""
     if executor is not None:
-        return ExecutorRunner(executor, hash_mb)
-    return ThreadRunner(hash_mb) if jobs == 1 else ProcessRunner(jobs, hash_mb)
+        return ExecutorRunner(executor, hash_mb, task=task)
+    return ThreadRunner(hash_mb, task) if jobs == 1 else ProcessRunner(jobs, hash_mb, task)
 
 
 # ---------------------------------------------------------------------------

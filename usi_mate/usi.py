@@ -29,6 +29,7 @@ what it has) and then starts: one answer per ``go``, in order.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -38,7 +39,7 @@ from ._core import Position, Solver, start_search_thread
 from .memory import hash_limit_mb
 from .options import OPTIONS, EngineConfig, OptionError, OptionValues
 from .types import MateResult
-from .usi_answers import answer_lines, mate_info_line, progress_line
+from .usi_answers import answer_lines, cook_lines, mate_info_line, progress_line
 from .usi_commands import GoCommand, PositionCommand, SetOptionCommand, UsiError, printable
 
 __all__ = [
@@ -62,7 +63,15 @@ STOP_WAIT_S = 5.0
 # `quit` must end the process promptly (ShogiHome kills the engine 5 s after `quit`).
 QUIT_WAIT_S = 0.1
 _DEFAULT_HASH_MB = EngineConfig().hash_mb
-_DEFAULT_HASH_MB = EngineConfig().hash_mb
+# ReportCooks after `go mate infinite`: the cook search gets at most this long, as the
+# GUI shows nothing while it waits for the answer; `stop` ends it at once.
+REPORT_COOKS_INFINITE_MS = 10_000
+# After `go mate <ms>` the cook search uses what is left of the limit less a tenth and
+# 50 ms: each of its searches may overrun its own limit by a few percent plus a few
+# milliseconds (docs/USI.md), and the answer must still come within the GUI's limit.
+REPORT_COOKS_MARGIN_MS = 50
+# With less than this left, no cook search is started (it would settle nothing).
+REPORT_COOKS_MIN_MS = 20
 
 
 # ---------------------------------------------------------------------------
@@ -78,6 +87,7 @@ class _Search:
     time_ms: int | None
     nodes: int | None
     config: EngineConfig
+    started: float = field(default_factory=time.monotonic)
     release: threading.Event = field(default_factory=threading.Event)  # stop/ponderhit/quit
     done: threading.Event = field(default_factory=threading.Event)  # answer written
     thread: threading.Thread | None = None
@@ -329,6 +339,9 @@ class UsiEngine:
         except Exception as e:  # noqa: BLE001 - the GUI still gets its one answer
             self.info_string(f"internal error: {type(e).__name__}: {printable(str(e), 200)}")
             res = None
+        if search.config.report_cooks and search.command.mate and res is not None:
+            if res.status == "mate" and res.moves and not search.release.is_set():
+                self._report_cooks(solver, search, res)
         if search.command.holds_answer:
             search.release.wait()
         with self._state_lock:
@@ -337,6 +350,44 @@ class UsiEngine:
             # Cleared under the lock after the answer: a go sent in reply to it is accepted.
             self._search = None
         search.done.set()
+
+    def _report_cooks(self, solver: Solver, search: _Search, res: MateResult) -> None:
+        """ReportCooks: other mating checks along the answer's line, as ``info string``
+        lines, within what is left of the go's limits (and at once on ``stop``)."""
+        from .checker import check
+
+        if search.time_ms is None:
+            budget_ms = REPORT_COOKS_INFINITE_MS
+        else:
+            left = search.time_ms - int((time.monotonic() - search.started) * 1000)
+            budget_ms = left - left // 10 - REPORT_COOKS_MARGIN_MS
+        nodes = None if search.nodes is None else search.nodes - res.nodes
+
+        def report_finding(found) -> None:
+            for line in cook_lines(found):
+                self.write(line)
+
+        if budget_ms < REPORT_COOKS_MIN_MS or (nodes is not None and nodes <= 0):
+            self.info_string("ReportCooks: no time left to look for cooks")
+            return
+        try:
+            report = check(
+                search.sfen,
+                solver=solver,
+                main_result=res,
+                time_limit_ms=budget_ms,
+                nodes_limit=nodes,
+                defences=False,
+                root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,
+                ignore_futile_interpositions=search.config.ignore_futile_interpositions,
+                should_stop=search.release.is_set,
+                on_finding=report_finding,
+                fresh_retries=False,  # USI_Hash is all the memory the GUI gave us
+            )
+        except Exception as e:  # noqa: BLE001 - the answer must still come
+            self.info_string(f"ReportCooks: internal error: {type(e).__name__}: {e}")
+            return
+        report_finding(report)
 
     def _apply_config(self) -> None:
         """Make the table match USI_Hash (only called when no search runs)."""

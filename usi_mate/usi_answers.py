@@ -4,8 +4,13 @@ exactly one ``checkmate ...`` (``go mate``) or ``bestmove ...`` (analysis mode).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .types import MateResult, SearchProgress
 from .usi_commands import GoCommand, printable
+
+if TYPE_CHECKING:
+    from .check_report import Alternative, CheckReport
 
 
 def _stats(time_ms: int, nodes: int, nps: int, hashfull: int) -> str:
@@ -77,3 +82,42 @@ def answer_lines(
     # Only a search of this very position proves "no mate" (or finds it already mated).
     verdict = res.status in ("nomate", "mate")
     return lines + ["checkmate nomate" if verdict else "checkmate timeout"]
+
+
+def cook_lines(found: Alternative | CheckReport) -> list[str]:
+    """``info string`` lines of ReportCooks.
+
+    For one finding (reported as soon as it is known): a cook (余詰) with its
+    line, or a last-move alternative (tolerated); other kinds give no line.
+    For the finished report: one summary line (cooks, alternatives settled,
+    undecided, last-move alternatives, detours). Moves are USI, so the lines
+    stay ASCII.
+    """
+    if hasattr(found, "alternatives"):
+        report = found
+        counts = report.counts()
+        cooks = report.cooks
+        tried = len(report.alternatives)
+        open_ = counts.get("undecided", 0)
+        if cooks:
+            head = f"{len(cooks)} cook{'s' if len(cooks) > 1 else ''}, the first at move "
+            head += str(cooks[0].move_number)
+        else:
+            head = "no cook" if open_ == 0 else "no cook found"
+        tail = f"{tried} other checks tried, {open_} undecided"
+        if not report.complete:
+            tail += " (stopped)"
+        for kind, name in (("last_move", "last-move alternative"), ("detour", "detour")):
+            if counts.get(kind):
+                tail += f", {counts[kind]} {name}{'s' if counts[kind] > 1 else ''}"
+        return [f"info string ReportCooks: {head} on the main line; {tail}"]
+    a = found
+    if a.kind not in ("cook", "last_move"):
+        return []
+    what = "cook" if a.kind == "cook" else "last-move alternative (tolerated)"
+    if a.length_exact:
+        length = f"in {a.total_length} ({a.length} from there)"
+    else:  # the length of the line found, which bounds nothing (check_report._length_text)
+        length = f"by a line of {a.total_length} ({a.length} from there), length not proven"
+    text = f"{what} at move {a.move_number}: {a.move} also mates {length}: {' '.join(a.line)}"
+    return [f"info string {printable(text, 2000)}"]

@@ -62,6 +62,16 @@ def _mates_without(pos: Position, capture: str, letter: str, nodes_limit: int) -
     return result.status == "mate"
 
 
+def given_back(pos: Position, letter: str) -> str | None:
+    """``pos`` with one ``letter`` piece moved from the attacker's hand to the defender's.
+
+    ``pos`` has the defender to move, just after the attacker took an interposed
+    piece: the futility rule asks whether the mate holds without it. Returns
+    the SFEN (move number 1), or None when the attacker holds no such piece.
+    """
+    return _piece_given_back(pos.sfen(), letter)
+
+
 def _piece_given_back(sfen: str, letter: str) -> str | None:
     """``sfen`` (the defender to move) with one ``letter`` piece moved from the attacker's
     hand to the defender's, move number 1; None when the attacker holds no such piece."""

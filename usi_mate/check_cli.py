@@ -1,0 +1,256 @@
+"""``usi-mate check``: a composer's check of problems from the command line.
+
+Each input is a position (SFEN, ``sfen ... moves ...``), a problem file (one
+position a line, as ``usi-mate solve`` reads them), a KIF file (``.kif`` or
+``.kifu``: its start position and its main line, the intended solution) or ``-``
+for stdin. ``--line`` gives the intended solution of a single position as USI
+moves. Each problem gets a report (:func:`usi_mate.check`) written as text,
+JSON lines or KIF with variations.
+
+Exit status: 0 every problem is sound; 1 some problem is cooked, has an unsound
+defence, has no mate or cannot be searched; 3 no flaw was found but some
+question stayed open (undecided); 2 bad usage or an unreadable file; 130
+interrupted by Ctrl-C (the reports finished so far are written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from pathlib import Path
+
+from ._core import Solver
+from .batch import _group_inputs, _hash_mb, _nodes, _time_ms
+from .check_report import CheckReport, format_kif, format_text
+from .checker import check
+from .kif import parse_kif
+from .memory import tables_fit
+from .problems import make_problem
+from .settings import DEFAULT_HASH_MB
+
+__all__ = ["main", "build_parser"]
+
+PROG = "usi-mate check"
+# A check asks many questions; without a limit one hard question could keep it
+# busy for hours. 60 s a problem settles the tendo problems (44, 1-23 plies)
+# that can be settled at all; --time raises it.
+DEFAULT_TIME_MS = 60_000
+KIF_SUFFIXES = (".kif", ".kifu")
+EXIT_FLAW, EXIT_USAGE, EXIT_UNDECIDED = 1, 2, 3
+
+
+class _UsageError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``usi-mate check`` (every option declared once, here)."""
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Check tsume-shogi problems as a composer would: cooks (余詰), "
+        "variations (変化, 変同), longer defences and spare pieces (駒余り) along the main "
+        "line, with a verdict for each problem.",
+    )
+    p.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="a position (SFEN, 'sfen ... moves ...'), a problem file, a KIF file (.kif, "
+        ".kifu: the start position and the intended line), or - for stdin",
+    )
+    p.add_argument(
+        "--line",
+        metavar="MOVES",
+        help="the intended solution (作意) of a single position, as USI moves; without it "
+        "the solver's shortest mate is the main line",
+    )
+    p.add_argument(
+        "--time",
+        type=_time_ms,
+        default=DEFAULT_TIME_MS,
+        metavar="MS",
+        help=f"time for each problem's whole check (default: {DEFAULT_TIME_MS})",
+    )
+    p.add_argument("--nodes", type=_nodes, metavar="N", help="node limit for each problem's check")
+    p.add_argument(
+        "--hash",
+        type=_hash_mb,
+        default=DEFAULT_HASH_MB,
+        metavar="MB",
+        help=f"transposition table size in MB (default: {DEFAULT_HASH_MB}); the hardest "
+        "questions may use a second table as large",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="count futile interpositions as defences (by default they are left out, as in "
+        "the answer)",
+    )
+    p.add_argument(
+        "--first-flaw",
+        action="store_true",
+        help="stop each check as soon as its verdict is settled (by default every question "
+        "the limits allow is settled, to list every cook)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "jsonl", "kif"),
+        default="text",
+        help="text for people, jsonl for tools, kif for a GUI (variations as 変化)",
+    )
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="text: also list the shorter variations"
+    )
+    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+    return p
+
+
+def _decode(data: bytes) -> str:
+    # KIF files from Windows tools are often Shift_JIS (.kif); .kifu is UTF-8.
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("cp932", errors="replace")
+
+
+def _read_inputs(inputs: list[str], line: str | None, stdin) -> list[dict]:
+    """The problems to check: dicts with id, sfen (or error), the given line and where from."""
+    problems: list[dict] = []
+    groups = _group_inputs(inputs)
+    for kind, value in groups:
+        if kind == "file" and value.lower().endswith(KIF_SUFFIXES):
+            try:
+                record = parse_kif(_decode(Path(value).read_bytes()))
+            except OSError as e:
+                raise _UsageError(f"cannot read {value}: {e.strerror}") from None
+            except ValueError as e:
+                raise _UsageError(f"{value}: {e}") from None
+            problems.append(
+                {
+                    "id": Path(value).stem,
+                    "sfen": record.sfen,
+                    "line": list(record.moves),
+                    "source": value,
+                    "error": None,
+                }
+            )
+            continue
+        if kind == "position":
+            source, lines = "argument", [(len(problems) + 1, value)]
+        else:
+            source = "<stdin>" if kind == "stdin" else value
+            try:
+                data = stdin.buffer.read() if kind == "stdin" else Path(value).read_bytes()
+            except OSError as e:
+                raise _UsageError(f"cannot read {value}: {e.strerror}") from None
+            lines = list(enumerate(_decode(data).splitlines(), 1))
+        for line_no, raw in lines:
+            if not raw.strip() or raw.lstrip().startswith("#"):
+                continue
+            fallback = f"arg {line_no}" if kind == "position" else f"{source}:line {line_no}"
+            problem = make_problem(len(problems), source, line_no, raw, fallback)
+            problems.append(
+                {
+                    "id": problem.id,
+                    "sfen": problem.sfen,
+                    "line": None,
+                    "source": source,
+                    "error": problem.error,
+                }
+            )
+    if line is not None:
+        if len(problems) != 1:
+            raise _UsageError("--line needs exactly one position")
+        problems[0]["line"] = line.split()
+    return problems
+
+
+def _record(problem: dict, report: CheckReport) -> dict:
+    return {
+        "id": problem["id"],
+        "sfen": report.sfen,
+        "source": problem["source"],
+        **report.to_dict(),
+    }
+
+
+def _write(out, fmt: str, problem: dict, report: CheckReport, verbose: bool) -> None:
+    if fmt == "jsonl":
+        text = json.dumps(_record(problem, report), ensure_ascii=False) + "\n"
+    elif fmt == "kif":
+        text = "\n".join(format_kif(report, comments=(problem["id"],))) + "\n\n"
+    else:
+        text = format_text(report, title=problem["id"], verbose=verbose) + "\n"
+    out.write(text)
+    out.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``usi-mate check`` with ``argv`` (without the program name); return the exit status."""
+    parser = build_parser()
+    args = parser.parse_intermixed_args(argv)
+    try:
+        if not args.inputs:
+            raise _UsageError("no input: give positions, problem or KIF files, or - for stdin")
+        problems = _read_inputs(args.inputs, args.line, sys.stdin)
+        # A check may use a second table as large for its hardest questions.
+        too_big = tables_fit(args.hash, 2)
+        if too_big:
+            raise _UsageError(f"--hash {args.hash}: {too_big}")
+    except _UsageError as e:
+        parser.print_usage(sys.stderr)
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.output and args.output != "-":
+        out = open(args.output, "w", encoding="utf-8", newline="\n")
+    else:
+        out = io.TextIOWrapper(
+            sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=True
+        )
+    solver = Solver(args.hash)
+    verdicts: list[str] = []
+    try:
+        for problem in problems:
+            if problem["sfen"] is None:
+                print(f"{PROG}: {problem['id']}: skipped: {problem['error']}", file=sys.stderr)
+                verdicts.append("invalid")
+                continue
+            try:
+                report = check(
+                    problem["sfen"],
+                    line=problem["line"],
+                    time_limit_ms=args.time,
+                    nodes_limit=args.nodes,
+                    solver=solver,
+                    ignore_futile_interpositions=not args.strict,
+                    exhaustive=not args.first_flaw,
+                )
+            except ValueError as e:
+                print(f"{PROG}: {problem['id']}: {e}", file=sys.stderr)
+                verdicts.append("invalid")
+                continue
+            _write(out, args.format, problem, report, args.verbose)
+            verdicts.append(report.verdict)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    finally:
+        if out is not sys.stdout and not out.closed:
+            try:
+                out.flush()
+            except (BrokenPipeError, ValueError):
+                pass
+            if args.output and args.output != "-":
+                out.close()
+            else:
+                out.detach()
+    if any(v in ("cooked", "unsound_defence", "nomate", "invalid") for v in verdicts):
+        return EXIT_FLAW
+    return EXIT_UNDECIDED if "undecided" in verdicts else 0
+
+
+if __name__ == "__main__":  # python -m usi_mate.check_cli ...
+    sys.exit(main())
