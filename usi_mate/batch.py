@@ -258,6 +258,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="worker processes, each with its own table (default: 1)",
     )
     p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="solve on a Dask cluster: the scheduler's address (tcp://host:8786); "
+        "needs pip install 'usi-mate[dask]'; --jobs is then the cluster's (docs/BATCH.md)",
+    )
+    p.add_argument(
         "--format", choices=sorted(WRITERS), default="text", help="output format (default: text)"
     )
     p.add_argument(
@@ -312,6 +318,9 @@ def main(argv: list[str] | None = None) -> int:
         solvable = sum(1 for p in problems if p.sfen is not None)
         # No more workers than problems: each one allocates a full table.
         args.jobs = max(1, min(args.jobs, solvable))
+        if args.dask is not None:
+            args.jobs = 1  # the cluster's workers, on their machines: not ours to size
+            args.dask_client = _dask_client(args.dask)
         # With --check-cooks each worker may use a second table for its hardest questions.
         too_big = tables_fit(args.hash, args.jobs * (2 if args.check_cooks else 1))
         if too_big:
@@ -330,6 +339,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(args, problems, out)
     finally:
+        client = getattr(args, "dask_client", None)
+        if client is not None:
+            client.close()
         if close_out:
             out.close()
         elif out is not sys.stdout:
@@ -338,6 +350,19 @@ def main(argv: list[str] | None = None) -> int:
             except (BrokenPipeError, ValueError):
                 pass
             out.detach()  # leave sys.stdout's buffer open for whoever runs after us
+
+
+def _dask_client(address: str):
+    """A Dask client for ``--dask``; _UsageError when the extra is missing or the
+    scheduler cannot be reached."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise _UsageError("--dask needs the Dask extra: pip install 'usi-mate[dask]'") from None
+    try:
+        return Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise _UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
 
 
 def _run(args, problems: list[Problem], out) -> int:
@@ -414,12 +439,18 @@ def _run(args, problems: list[Problem], out) -> int:
     runner = None
     try:
         writer.begin()
+        executor, workers = None, None
+        client = getattr(args, "dask_client", None)
+        if client is not None:
+            executor = client.get_executor()
+            # Enough tasks in flight for every worker thread of the cluster.
+            workers = max(1, sum(client.nthreads().values()))
         if args.check_cooks:
             from .checker import check_task
 
-            runner = make_runner(args.jobs, args.hash, task=check_task)
+            runner = make_runner(args.jobs, args.hash, executor, check_task, workers)
         else:
-            runner = make_runner(args.jobs, args.hash)
+            runner = make_runner(args.jobs, args.hash, executor, workers=workers)
         ordered = InOrder(runner)
         try:
             for problem, outcome in ordered.run(tasks(), poll):

@@ -528,10 +528,19 @@ def describe_failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def make_runner(jobs: int, hash_mb: int, executor: Executor | None = None, task: Task = solve_task):
-    """The runner for ``jobs`` (1: this process) or for an executor, running ``task``."""
+def make_runner(
+    jobs: int,
+    hash_mb: int,
+    executor: Executor | None = None,
+    task: Task = solve_task,
+    workers: int | None = None,
+):
+    """The runner for ``jobs`` (1: this process) or for an executor, running ``task``;
+    ``workers``: how many tasks an executor runs at once (it sizes the window of
+    tasks in flight; default: the executor's ``_max_workers`` or the CPU count)."""
     if executor is not None:
-        return ExecutorRunner(executor, hash_mb, task=task)
+        window = WINDOW_PER_JOB * workers if workers else None
+        return ExecutorRunner(executor, hash_mb, window=window, task=task)
     return ThreadRunner(hash_mb, task) if jobs == 1 else ProcessRunner(jobs, hash_mb, task)
 
 

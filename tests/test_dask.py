@@ -1,0 +1,92 @@
+"""Many problems on a Dask cluster (the optional ``dask`` extra): ``solve_many`` with
+``executor=client.get_executor()`` and ``usi-mate solve --dask ADDRESS``, on a local
+cluster of 2 worker processes. Skipped when ``distributed`` is not installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_certify import sample, tsume_position
+
+import usi_mate
+from usi_mate import solve_many
+
+distributed = pytest.importorskip(
+    "distributed", reason="the Dask extra is not installed (pip install '.[dask]')"
+)
+
+PACKAGE_ROOT = str(Path(usi_mate.__file__).resolve().parent.parent)
+MATE_IN_1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    # Worker processes import usi_mate like this test does (an in-place build included).
+    os.environ["PYTHONPATH"] = PACKAGE_ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as c:
+        yield c
+
+
+def test_solve_many_on_a_cluster_keeps_input_order(cluster):
+    positions = sample(tsume_position, 41, 40)
+    texts = [*positions[:20], "not a position", *positions[20:], MATE_IN_1]
+    with distributed.Client(cluster) as client:
+        results = list(
+            solve_many(texts, executor=client.get_executor(), hash_mb=16, nodes_limit=20_000)
+        )
+    local = list(solve_many(texts, hash_mb=16, nodes_limit=20_000))
+    assert len(results) == len(texts)
+    assert results[20].status == "invalid" and results[20].error
+    assert results[-1].status == "mate" and results[-1].moves == ["G*5b"]
+    for remote, here in zip(results, local):
+        if "unknown" not in (remote.status, here.status):
+            assert remote.status == here.status
+
+
+def test_solve_command_with_dask(cluster, tmp_path):
+    problems = tmp_path / "p.sfen"
+    problems.write_text(f"{MATE_IN_1} # 1 m1\nnonsense # 3 broken\n{MATE_IN_1} # 1 m1b\n")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "usi_mate",
+            "solve",
+            str(problems),
+            "--dask",
+            cluster.scheduler_address,
+            "--format",
+            "jsonl",
+            "--hash",
+            "16",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=PACKAGE_ROOT,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+    )
+    records = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [r["id"] for r in records] == ["m1", "broken", "m1b"]
+    assert [r["status"] for r in records] == ["mate", "invalid", "mate"]
+    assert records[0]["moves"] == ["G*5b"]
+
+
+def test_dask_address_that_does_not_answer_is_a_usage_error(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "usi_mate", "solve", MATE_IN_1, "--dask", "tcp://127.0.0.1:9"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=PACKAGE_ROOT,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+    )
+    assert run.returncode == 2
+    assert "--dask tcp://127.0.0.1:9" in run.stderr
