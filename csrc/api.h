@@ -7,6 +7,7 @@
 
 #include "movegen.h"
 #include "position.h"
+#include "proof_hand.h"
 
 namespace usi_mate {
 namespace api {
@@ -47,9 +48,14 @@ inline Move parse_legal_move(const Position& pos, const std::string& usi) {
                                 square_to_usi(move_from(m16)));
   MoveList list;
   generate_legal(pos, list);
-  for (Move legal : list)
-    if (legal == m) return m;
-  throw std::invalid_argument("illegal move '" + usi + "' in " + pos.sfen());
+  bool legal = false;
+  for (Move x : list) legal |= x == m;
+  if (!legal) throw std::invalid_argument("illegal move '" + usi + "' in " + pos.sfen());
+  // Only reachable when the side not to move was in check, which no legal game allows.
+  if (!is_drop(m) && type_of(pos.piece_on(move_to(m))) == KING)
+    throw std::invalid_argument("illegal move '" + usi +
+                                "': it captures the king (the position before it was illegal)");
+  return m;
 }
 
 inline void push_usi(Position& pos, const std::string& usi) { pos.do_move(parse_legal_move(pos, usi)); }
@@ -80,19 +86,39 @@ inline std::string piece_str(const Position& pos, int sq) {
 
 inline std::string last_move_usi(const Position& pos) { return move_to_usi(pos.last_move()); }
 
+// Testing hooks: the hand rules of proof_hand.h on a position, hands as counts
+// in the order P L N S B R G.
+inline Hand hand_from_counts(const std::vector<int>& counts) {
+  Hand h = 0;
+  for (int pt = PAWN; pt < KING; ++pt) h = hand_set(h, PieceType(pt), counts.at(pt - 1));
+  return h;
+}
+inline std::vector<int> hand_to_counts(Hand h) {
+  std::vector<int> out;
+  for (int pt = PAWN; pt < KING; ++pt) out.push_back(hand_count(h, PieceType(pt)));
+  return out;
+}
+inline std::vector<int> testing_and_node_disproof_hand(const Position& pos, const std::string& refutation,
+                                                       const std::vector<int>& child) {
+  return hand_to_counts(
+      and_node_disproof_hand(pos, ~pos.side_to_move(), hand_from_counts(child), parse_legal_move(pos, refutation)));
+}
+
 }  // namespace api
 }  // namespace usi_mate
 
-#include "dfpn.h"
+#include "solver.h"
 
 namespace usi_mate {
 namespace api {
 
 // A finished search in plain types for Cython.
 struct SolveOutput {
-  int status = 0;  // 0 unknown, 1 mate, 2 no mate
+  int status = 0;       // MateStatus: 0 unknown, 1 mate, 2 no mate, 3 invalid
+  int stop_reason = 0;  // StopReason
   std::vector<std::string> pv;
   uint64_t nodes = 0;
+  uint64_t line_nodes = 0;
   uint64_t time_ms = 0;
   int hashfull = 0;
   int max_ply = 0;
@@ -109,8 +135,8 @@ struct SolveOutput {
 // Runs the solver on a copy of the position, so the caller's object is never
 // touched while the GIL is released.
 inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes_limit, uint64_t time_ms,
-                         bool root_is_and_node_if_checked, int post_search_level,
-                         bool ignore_futile_interpositions, uint64_t certify_nodes) {
+                         bool root_is_and_node_if_checked, int post_search_level, bool ignore_futile_interpositions,
+                         uint64_t certify_nodes, int max_length) {
   SearchLimits limits;
   limits.nodes = nodes_limit;
   limits.time_ms = time_ms;
@@ -118,9 +144,12 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   limits.post_search = PostSearchLevel(post_search_level);
   limits.ignore_futile_interpositions = ignore_futile_interpositions;
   limits.certify_nodes = certify_nodes;
+  limits.max_length = max_length;
   SearchResult r = solver.solve(sfen, limits);
   SolveOutput out;
   out.status = int(r.status);
+  out.stop_reason = int(r.stop_reason);
+  out.line_nodes = r.line_nodes;
   for (Move m : r.pv) out.pv.push_back(move_to_usi(m));
   out.nodes = r.nodes;
   out.time_ms = r.time_ms;

@@ -40,8 +40,7 @@ void init_tables() {
       T.step[c][KNIGHT][s] = steps(c, s, {{-1, -2}, {1, -2}});
       T.step[c][SILVER][s] = steps(c, s, {{-1, -1}, {0, -1}, {1, -1}, {-1, 1}, {1, 1}});
       T.step[c][GOLD][s] = steps(c, s, {{-1, -1}, {0, -1}, {1, -1}, {-1, 0}, {1, 0}, {0, 1}});
-      T.step[c][KING][s] =
-          steps(c, s, {{-1, -1}, {0, -1}, {1, -1}, {-1, 0}, {1, 0}, {-1, 1}, {0, 1}, {1, 1}});
+      T.step[c][KING][s] = steps(c, s, {{-1, -1}, {0, -1}, {1, -1}, {-1, 0}, {1, 0}, {-1, 1}, {0, 1}, {1, 1}});
       for (int pt : {PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER}) T.step[c][pt][s] = T.step[c][GOLD][s];
     }
   }

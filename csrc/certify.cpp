@@ -10,10 +10,12 @@
 // with the position and the moves that lead there.
 #include <algorithm>
 #include <climits>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "dfpn.h"
+#include "scoped_move.h"
+#include "solver.h"
 
 namespace usi_mate {
 
@@ -24,13 +26,11 @@ constexpr uint64_t kCertifyResearchNodes = 200000;
 }  // namespace
 
 struct Solver::CertifyWork {
-  uint64_t budget = 0;
-  uint64_t nodes = 0;         // positions walked
-  uint64_t search_start = 0;  // the solver's node count when the walk began
-  bool incomplete = false;  // node budget spent or stop requested
-  std::unordered_map<uint64_t, int> path_ply;   // full key of each position on the walk's path -> ply
-  std::unordered_set<uint64_t> independent;     // positions certified without leaning on the path
-  std::vector<Move> moves;                      // the walk's path from the root
+  uint64_t start_nodes = 0;                    // the solver's node count when the walk began
+  bool incomplete = false;                     // the budget (positions walked plus nodes re-searched) spent, or stop()
+  std::unordered_map<uint64_t, int> path_ply;  // full key of each position on the walk's path -> ply
+  std::unordered_set<uint64_t> independent;    // positions certified without leaning on the path
+  std::vector<Move> moves;                     // the walk's path from the root
   DisproofCertificate* out = nullptr;
 };
 
@@ -40,17 +40,20 @@ struct Solver::CertifyWork {
 int Solver::certify_or(int ply, uint64_t path_key, CertifyWork& w) {
   uint64_t fk = pos_->full_key();
   if (w.independent.count(fk)) return INT_MAX;
-  if (++w.nodes + (nodes_ - w.search_start) > w.budget || stop_requested_.load(std::memory_order_relaxed)) {
+  ++nodes_;  // a walked position counts against the certificate's budget
+  if (monitor_.should_stop(nodes_)) {
     w.incomplete = true;
     return -1;
   }
-  MoveList list;
-  generate_checks(*pos_, list);
-  std::vector<Move> checks(list.begin(), list.end());
+  // Heap, not stack: the walk recurses once per ply of the tree (thousands on long works).
+  auto list = std::make_unique<MoveList>();
+  generate_checks(*pos_, *list);
+  std::vector<Move> checks(list->begin(), list->end());
+  list.reset();
   int low = INT_MAX;
   for (Move m : checks) {
-    pos_->do_move(m);
-    uint64_t ck = pos_->full_key();
+    ScopedMove child(*pos_, m);
+    uint64_t ck = child.key();
     auto rep = w.path_ply.find(ck);
     int r;
     if (rep != w.path_ply.end()) {
@@ -64,7 +67,6 @@ int Solver::certify_or(int ply, uint64_t path_key, CertifyWork& w) {
       w.moves.pop_back();
       w.path_ply.erase(ck);
     }
-    pos_->undo_move();
     if (r < 0) return -1;
     low = std::min(low, r);
   }
@@ -75,35 +77,47 @@ int Solver::certify_or(int ply, uint64_t path_key, CertifyWork& w) {
 int Solver::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
   uint64_t fk = pos_->full_key();
   if (w.independent.count(fk)) return INT_MAX;
-  if (++w.nodes + (nodes_ - w.search_start) > w.budget || stop_requested_.load(std::memory_order_relaxed)) {
+  ++nodes_;  // a walked position counts against the certificate's budget
+  if (monitor_.should_stop(nodes_)) {
     w.incomplete = true;
     return -1;
   }
-  MoveList list;
-  generate_evasions(*pos_, list);
+  auto evasions = std::make_unique<MoveList>();
+  generate_evasions(*pos_, *evasions);
+  const MoveList& list = *evasions;
   if (list.size == 0) {
     // Mate on the board: the "no mate" above was wrong.
-    if (w.out->failed_at.empty()) { w.out->failed_at = pos_->sfen(); w.out->failed_path = w.moves; }
+    if (w.out->failed_at.empty()) {
+      w.out->failed_at = pos_->sfen();
+      w.out->failed_path = w.moves;
+    }
     return -1;
   }
   // Order the replies: repetitions first (they need no subtree), then what the
   // table disproves, then path-dependent results, then the rest by disproof number.
-  struct Candidate { Move m; int rank; uint32_t dn; };
+  struct Candidate {
+    Move m;
+    int rank;
+    uint32_t dn;
+  };
   std::vector<Candidate> cands;
   for (Move m : list) {
-    pos_->do_move(m);
-    uint64_t ck = pos_->full_key();
+    ScopedMove child(*pos_, m);
+    uint64_t ck = child.key();
     Candidate c{m, 3, PN_INF};
     if (w.path_ply.count(ck)) {
       c.rank = 0;
     } else {
       TTResult t = tt_.probe(tt_key(), attacker_hand(), BUDGET_NONE);
-      if (t.found && t.dn == 0) c.rank = 1;
-      else if (rep_table_.contains(path_result_key(path_key, ck, 0))) c.rank = 2;
-      else if (t.found && t.pn == 0) c.rank = 4;
-      else c.dn = t.found ? t.dn : 1;
+      if (t.found && t.dn == 0)
+        c.rank = 1;
+      else if (rep_table_.contains(path_result_key(path_key, ck, 0)))
+        c.rank = 2;
+      else if (t.found && t.pn == 0)
+        c.rank = 4;
+      else
+        c.dn = t.found ? t.dn : 1;
     }
-    pos_->undo_move();
     cands.push_back(c);
   }
   std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
@@ -114,33 +128,33 @@ int Solver::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
       if (w.incomplete) return -1;
       // First pass: what the table settles; second: re-search the rest.
       if ((pass == 0) != (c.rank <= 2)) continue;
-      pos_->do_move(c.m);
-      uint64_t ck = pos_->full_key();
-      int r;
-      auto rep = w.path_ply.find(ck);
-      if (rep != w.path_ply.end()) {
-        r = rep->second;
-      } else {
-        path_.insert(ck);
-        bool disproven = true;
-        if (pass == 1) {
-          uint64_t saved = nested_node_limit_;
-          nested_node_limit_ = nodes_ + kCertifyResearchNodes;
-          NodeValue v = mid(ply + 1, PN_INF, PN_INF, path_key ^ ck, BUDGET_NONE);
-          nested_node_limit_ = saved;
-          disproven = v.dn == 0;
+      int r = -1;
+      {
+        ScopedMove child(*pos_, c.m);
+        uint64_t ck = child.key();
+        auto rep = w.path_ply.find(ck);
+        if (rep != w.path_ply.end()) {
+          r = rep->second;
+        } else {
+          path_.insert(ck);
+          bool disproven = true;
+          if (pass == 1) {
+            {
+              auto budget = monitor_.nested(nodes_, kCertifyResearchNodes);
+              disproven = prove(ply + 1, path_key ^ ck, BUDGET_NONE).dn == 0;
+            }
+            if (monitor_.should_stop(nodes_)) w.incomplete = true;  // the certificate's own budget
+          }
+          if (disproven && !w.incomplete) {
+            w.path_ply[ck] = ply + 1;
+            w.moves.push_back(c.m);
+            r = certify_or(ply + 1, path_key ^ ck, w);
+            w.moves.pop_back();
+            w.path_ply.erase(ck);
+          }
+          path_.erase(ck);
         }
-        r = -1;
-        if (disproven) {
-          w.path_ply[ck] = ply + 1;
-          w.moves.push_back(c.m);
-          r = certify_or(ply + 1, path_key ^ ck, w);
-          w.moves.pop_back();
-          w.path_ply.erase(ck);
-        }
-        path_.erase(ck);
       }
-      pos_->undo_move();
       if (r >= 0) {
         w.out->refutations.emplace_back(pos_->sfen(), c.m);
         if (r >= ply) w.independent.insert(fk);
@@ -157,24 +171,17 @@ int Solver::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
 
 void Solver::certify_no_mate(uint64_t root_key, DisproofCertificate& out) {
   CertifyWork w;
-  w.budget = limits_.certify_nodes;
-  w.search_start = nodes_;
+  w.start_nodes = nodes_;
   w.out = &out;
   w.path_ply[root_key] = 0;
-  bool saved_stopped = stopped_;
-  stopped_ = false;
-  // The walk has its own budget (positions walked plus nodes re-searched);
-  // the search's node and time limits were for the search.
-  SearchLimits saved_limits = limits_;
-  limits_.nodes = 0;
-  limits_.time_ms = 0;
+  // A budget of its own: the search's node and time limits were for the search.
+  auto budget = monitor_.own(nodes_ + limits_.certify_nodes, SearchMonitor::Clock::time_point::max(), true);
   bool or_root = pos_->side_to_move() == attacker_;
   int r = or_root ? certify_or(0, root_key, w) : certify_and(0, root_key, w);
-  stopped_ = saved_stopped;
-  limits_ = saved_limits;
-  out.nodes = w.nodes;
-  out.status = r >= 0 ? DisproofCertificate::Built
-               : w.incomplete ? DisproofCertificate::Incomplete : DisproofCertificate::Failed;
+  out.nodes = nodes_ - w.start_nodes;
+  out.status = r >= 0         ? DisproofCertificate::Built
+               : w.incomplete ? DisproofCertificate::Incomplete
+                              : DisproofCertificate::Failed;
   if (out.status != DisproofCertificate::Built) out.refutations.clear();
 }
 

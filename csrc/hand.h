@@ -26,8 +26,7 @@ constexpr Hand HAND_ZERO = 0;
 constexpr int HAND_SHIFT[8] = {0, 0, 6, 10, 14, 18, 21, 24};
 constexpr Hand HAND_MASK[8] = {0, 0x1f, 0x7, 0x7, 0x7, 0x3, 0x3, 0x7};
 constexpr int HAND_MAX[8] = {0, 18, 4, 4, 4, 2, 2, 4};
-constexpr Hand HAND_BORROW = (1u << 5) | (1u << 9) | (1u << 13) | (1u << 17) | (1u << 20) |
-                             (1u << 23) | (1u << 27);
+constexpr Hand HAND_BORROW = (1u << 5) | (1u << 9) | (1u << 13) | (1u << 17) | (1u << 20) | (1u << 23) | (1u << 27);
 
 constexpr Hand hand_one(PieceType pt) { return Hand(1) << HAND_SHIFT[pt]; }
 constexpr int hand_count(Hand h, PieceType pt) { return int((h >> HAND_SHIFT[pt]) & HAND_MASK[pt]); }

@@ -16,8 +16,8 @@ inline Bitboard must_promote_squares(Color us, PieceType pt) {
 // Pushes the moves of the piece on `from` to every square of `targets`, with the
 // promotion and non-promotion variants the rules allow, restricted further to
 // the squares of promo_ok (promotion) and plain_ok (no promotion).
-inline void add_piece_moves(MoveList& list, Color us, PieceType pt, Square from, Bitboard targets,
-                            Bitboard promo_ok, Bitboard plain_ok) {
+inline void add_piece_moves(MoveList& list, Color us, PieceType pt, Square from, Bitboard targets, Bitboard promo_ok,
+                            Bitboard plain_ok) {
   if (!targets) return;
   Bitboard must = must_promote_squares(us, pt);
   if (can_promote(pt)) {
@@ -45,8 +45,10 @@ void add_drops(MoveList& list, const Position& pos, Bitboard targets, const Bitb
     if (!hand_has(h, pt)) continue;
     Bitboard t = targets;
     if (kChecksOnly) t &= allowed[pt];
-    if (pt == PAWN || pt == LANCE) t &= ~T.no_move_ranks[us][0];
-    else if (pt == KNIGHT) t &= ~T.no_move_ranks[us][1];
+    if (pt == PAWN || pt == LANCE)
+      t &= ~T.no_move_ranks[us][0];
+    else if (pt == KNIGHT)
+      t &= ~T.no_move_ranks[us][1];
     if (pt == PAWN && t) {
       Bitboard pawns = pos.pieces(us, PAWN);
       while (pawns) t &= ~T.file[file_of(pawns.pop_lsb())];  // nifu

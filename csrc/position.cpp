@@ -24,6 +24,7 @@ uint64_t splitmix(uint64_t& x) {
 }
 
 const char* kPieceChars = " PLNSBRGK";  // index = unpromoted piece type
+const char* kPieceNames[8] = {"", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold"};
 // Pieces per type in a full set (both colours together); kings per colour.
 constexpr int kFullSet[8] = {0, 18, 4, 4, 4, 2, 2, 4};
 
@@ -105,20 +106,24 @@ void Position::set_sfen(const std::string& input) {
     char ch = board[i];
     if (ch == '/') {
       if (promote) throw std::invalid_argument("'+' not followed by a piece in the board field");
-      if (file != -1) throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board does not have 9 squares");
+      if (file != -1)
+        throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board does not have 9 squares");
       if (++rank > 8) throw std::invalid_argument("the board has more than 9 ranks");
       file = 8;
     } else if (ch >= '1' && ch <= '9') {
       if (promote) throw std::invalid_argument("'+' must be followed by a piece letter");
       file -= ch - '0';
-      if (file < -1) throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
+      if (file < -1)
+        throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
     } else if (ch == '+') {
       if (promote) throw std::invalid_argument("'++' in the board field");
       promote = true;
     } else {
       PieceType pt = type_from_char(ch);
-      if (pt == NO_PIECE_TYPE) throw std::invalid_argument(std::string("unknown piece letter '") + ch + "' in the board field");
-      if (file < 0) throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
+      if (pt == NO_PIECE_TYPE)
+        throw std::invalid_argument(std::string("unknown piece letter '") + ch + "' in the board field");
+      if (file < 0)
+        throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
       Color c = std::isupper(static_cast<unsigned char>(ch)) ? BLACK : WHITE;
       if (promote) {
         if (!can_promote(pt)) throw std::invalid_argument(std::string("a '") + ch + "' cannot be promoted");
@@ -126,7 +131,8 @@ void Position::set_sfen(const std::string& input) {
         promote = false;
       }
       if (pt == KING) {
-        if (++kings[c] > 1) throw std::invalid_argument(std::string("more than one ") + (c == BLACK ? "black" : "white") + " king");
+        if (++kings[c] > 1)
+          throw std::invalid_argument(std::string("more than one ") + (c == BLACK ? "black" : "white") + " king");
       } else {
         ++counts[hand_type(pt)];
       }
@@ -169,11 +175,34 @@ void Position::set_sfen(const std::string& input) {
     if (counts[pt] > kFullSet[pt])
       throw std::invalid_argument(std::string("more ") + kPieceChars[pt] + " pieces than a full set has (" +
                                   std::to_string(counts[pt]) + " > " + std::to_string(kFullSet[pt]) + ")");
+  // Pieces that could never move again, and two unpromoted pawns of one side on
+  // a file: no game reaches such a board, and the move generator assumes neither.
+  for (Square s = 0; s < SQ_NB; ++s) {
+    Piece p = b[s];
+    if (p == NO_PIECE) continue;
+    PieceType pt = type_of(p);
+    int r = relative_rank(color_of(p), rank_of(s));
+    if (((pt == PAWN || pt == LANCE) && r == 0) || (pt == KNIGHT && r <= 1))
+      throw std::invalid_argument(std::string(color_of(p) == BLACK ? "black " : "white ") + kPieceNames[pt] + " on " +
+                                  square_to_usi(s) + " can never move (a dead piece)");
+  }
+  for (int c = 0; c < 2; ++c)
+    for (int f = 0; f < 9; ++f) {
+      int pawns = 0;
+      for (int r = 0; r < 9; ++r) pawns += b[make_square(f, r)] == make_piece(Color(c), PAWN);
+      if (pawns > 1)
+        throw std::invalid_argument(std::string("two unpromoted ") + (c == BLACK ? "black" : "white") +
+                                    " pawns on file " + std::to_string(f + 1) + " (nifu)");
+    }
+  // The move number saturates at kMaxMoveNumber, as sfen() writes it: every
+  // number either produces is read back (a GUI may send 999999998 and moves).
   int start_ply = 1;
   if (has_ply) {
-    if (ply.size() > 9 || ply.find_first_not_of("0123456789") != std::string::npos)
-      throw std::invalid_argument("move number must be a non-negative integer, not '" + ply + "'");
-    start_ply = std::stoi(ply);
+    if (ply.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("move number must be a non-negative integer, not '" + ply.substr(0, 20) + "'");
+    int64_t n = 0;
+    for (char ch : ply) n = std::min<int64_t>(n * 10 + (ch - '0'), kMaxMoveNumber);
+    start_ply = int(n);
   }
 
   clear();
@@ -208,8 +237,14 @@ std::string Position::sfen() const {
     int empty = 0;
     for (int f = 8; f >= 0; --f) {
       Piece p = board_[make_square(f, r)];
-      if (p == NO_PIECE) { ++empty; continue; }
-      if (empty) { out += char('0' + empty); empty = 0; }
+      if (p == NO_PIECE) {
+        ++empty;
+        continue;
+      }
+      if (empty) {
+        out += char('0' + empty);
+        empty = 0;
+      }
       PieceType pt = type_of(p);
       if (pt > KING) out += '+';
       char ch = kPieceChars[hand_type(pt)];
@@ -240,8 +275,9 @@ namespace {
 // onto s are the reverse of them-piece attacks from s.
 inline Bitboard step_attackers(const Position& pos, Color c, Square s) {
   Color them = ~c;
-  return ((T.step[them][PAWN][s] & pos.pieces(PAWN)) | (T.step[them][KNIGHT][s] & pos.pieces(KNIGHT)) |
-          (T.step[them][SILVER][s] & pos.pieces(SILVER))) & pos.pieces(c) |
+  return (((T.step[them][PAWN][s] & pos.pieces(PAWN)) | (T.step[them][KNIGHT][s] & pos.pieces(KNIGHT)) |
+           (T.step[them][SILVER][s] & pos.pieces(SILVER))) &
+          pos.pieces(c)) |
          (T.step[them][GOLD][s] & pos.golds(c)) |
          (king_attacks(s) & (pos.pieces(KING) | pos.pieces(HORSE) | pos.pieces(DRAGON)) & pos.pieces(c));
 }
@@ -397,9 +433,7 @@ Move Position::complete_move(Move m) const {
   return m | (Move(type_of(p)) << 16);
 }
 
-std::string square_to_usi(Square s) {
-  return std::string(1, char('1' + file_of(s))) + char('a' + rank_of(s));
-}
+std::string square_to_usi(Square s) { return std::string(1, char('1' + file_of(s))) + char('a' + rank_of(s)); }
 
 std::string move_to_usi(Move m) {
   if (m == MOVE_NONE) return "none";

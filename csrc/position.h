@@ -7,6 +7,7 @@
 // repetition detection.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -22,9 +23,9 @@ namespace usi_mate {
 struct StateInfo {
   uint64_t board_key;
   uint64_t hand_key;
-  Bitboard checkers;   // pieces giving check to the side to move
-  Move move;           // the move that led here (MOVE_NONE at the root)
-  Piece captured;      // piece captured by that move
+  Bitboard checkers;  // pieces giving check to the side to move
+  Move move;          // the move that led here (MOVE_NONE at the root)
+  Piece captured;     // piece captured by that move
 };
 
 class Position {
@@ -34,6 +35,8 @@ class Position {
   void set_sfen(const std::string& sfen);
   std::string sfen() const;
   static const char* kStartSfen;
+  // Move numbers saturate here, when read and when written (see set_sfen).
+  static constexpr int kMaxMoveNumber = 1000000000;
 
   Color side_to_move() const { return side_; }
   Piece piece_on(Square s) const { return board_[s]; }
@@ -45,8 +48,8 @@ class Position {
   Bitboard pieces(Color c, PieceType pt) const { return by_type_[pt] & by_color_[c]; }
   // Gold-movers: gold and the four promoted minor pieces.
   Bitboard golds(Color c) const {
-    return (by_type_[GOLD] | by_type_[PRO_PAWN] | by_type_[PRO_LANCE] | by_type_[PRO_KNIGHT] |
-            by_type_[PRO_SILVER]) & by_color_[c];
+    return (by_type_[GOLD] | by_type_[PRO_PAWN] | by_type_[PRO_LANCE] | by_type_[PRO_KNIGHT] | by_type_[PRO_SILVER]) &
+           by_color_[c];
   }
   Bitboard rook_likes(Color c) const { return (by_type_[ROOK] | by_type_[DRAGON]) & by_color_[c]; }
   Bitboard bishop_likes(Color c) const { return (by_type_[BISHOP] | by_type_[HORSE]) & by_color_[c]; }
@@ -55,7 +58,7 @@ class Position {
   uint64_t full_key() const { return st().board_key + st().hand_key; }
   Bitboard checkers() const { return st().checkers; }
   bool in_check() const { return bool(st().checkers); }
-  int game_ply() const { return start_ply_ + int(states_.size()) - 1; }
+  int64_t game_ply() const { return std::min<int64_t>(int64_t(start_ply_) + ply_from_root(), kMaxMoveNumber); }
   int ply_from_root() const { return int(states_.size()) - 1; }
   Move last_move() const { return st().move; }
 

@@ -18,7 +18,11 @@
 //                      (a single distant checker), every piece type the defender
 //                      does not hold at all in the attacker's full count (set A_n):
 //                      with fewer of them the defender would hold one to interpose.
-//   AND disproven by m: d = d_child (defender moves leave the attacker's hand as it is)
+//   AND disproven by m: d = d_child (defender moves leave the attacker's hand as
+//                      it is), except that a refuting drop of piece type X needs
+//                      the defender to hold an X: d keeps at most (X off the
+//                      board) - 1 for the attacker. The seed writes d = d_child;
+//                      with every X in the attacker's hand the drop is gone.
 //   OR disproven:      d = intersection of before(d_child), minus every piece type
 //                      the attacker does not hold but could drop with check (set B_n):
 //                      with one in hand the attacker would have a new check to try.
@@ -68,6 +72,15 @@ inline Hand and_node_proof_hand(const Position& pos, Color attacker, Hand childr
     if (!hand_has(theirs, PieceType(pt)) && hand_count(own, PieceType(pt)) > hand_count(p, PieceType(pt)))
       p = hand_set(p, PieceType(pt), hand_count(own, PieceType(pt)));
   return p;
+}
+
+// Disproof hand of an AND node (defender to move) refuted by `refutation`,
+// whose child has the disproof hand `child`: see the rules above.
+inline Hand and_node_disproof_hand(const Position& pos, Color attacker, Hand child, Move refutation) {
+  if (!is_drop(refutation)) return child;
+  PieceType x = drop_type(refutation);
+  int most = hand_count(pos.hand(attacker), x) + hand_count(pos.hand(~attacker), x) - 1;
+  return hand_count(child, x) > most ? hand_set(child, x, most) : child;
 }
 
 // Disproof hand of an OR node (attacker to move) from the intersection of

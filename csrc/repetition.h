@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mix.h"
+
 namespace usi_mate {
 
 // The full keys of the positions on the current search path, as a counted
@@ -33,7 +35,9 @@ class PathSet {
     size_ = 0;
   }
   // Every search erases what it inserts, so the set is normally empty already.
-  void clear_if_dirty() { if (size_) clear(); }
+  void clear_if_dirty() {
+    if (size_) clear();
+  }
   bool contains(uint64_t key) const {
     if (!filter_[bucket(key)]) return false;
     for (uint32_t i = home(key); slots_[i].count; i = (i + 1) & kMask)
@@ -44,7 +48,10 @@ class PathSet {
     ++filter_[bucket(key)];
     uint32_t i = home(key);
     for (; slots_[i].count; i = (i + 1) & kMask)
-      if (slots_[i].key == key) { ++slots_[i].count; return; }
+      if (slots_[i].key == key) {
+        ++slots_[i].count;
+        return;
+      }
     slots_[i].key = key;
     slots_[i].count = 1;
     ++size_;
@@ -75,7 +82,10 @@ class PathSet {
   static uint32_t home(uint64_t key) { return uint32_t(key >> 40) & kMask; }
   static constexpr uint32_t kFilterSize = 1u << 12;
   static uint32_t bucket(uint64_t key) { return uint32_t(key) & (kFilterSize - 1); }
-  struct Slot { uint64_t key = 0; uint32_t count = 0; };
+  struct Slot {
+    uint64_t key = 0;
+    uint32_t count = 0;
+  };
   std::vector<Slot> slots_;
   std::vector<uint16_t> filter_;
   uint32_t size_ = 0;  // occupied slots
@@ -89,10 +99,7 @@ class PathSet {
 // A-B-D, and a king walking back and forth reaches both (the false "no mate"
 // on FAIRWAY, issue 16).
 inline uint64_t path_result_key(uint64_t ancestors, uint64_t node, uint64_t budget_salt) {
-  uint64_t z = ancestors ^ budget_salt;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return (z ^ (z >> 31)) ^ node;
+  return mix64(ancestors ^ budget_salt) ^ node;
 }
 
 // Path-dependent "no mate" results, keyed by path_result_key. Direct-mapped and overwritable: a

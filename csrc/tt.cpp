@@ -19,7 +19,10 @@ void TranspositionTable::resize(uint64_t mb) {
   if (!p) {
     // Put the old size back (it fitted before), then report the failure.
     p = static_cast<Cluster*>(std::calloc(old ? old : 1, sizeof(Cluster)));
-    if (p) { clusters_.reset(p); count_ = old ? old : 1; }
+    if (p) {
+      clusters_.reset(p);
+      count_ = old ? old : 1;
+    }
     throw std::bad_alloc();
   }
   clusters_.reset(p);
@@ -41,14 +44,23 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) con
       if (e.mate_len <= budget && hand_is_superior_or_equal(hand, e.hand)) {
         // Several proofs may apply: keep the shortest.
         if (!r.found || r.pn != 0 || e.mate_len < r.mate_len) {
-          r.pn = 0; r.dn = PN_INF; r.hand = e.hand; r.mate_len = e.mate_len; r.amount = e.amount;
+          r.pn = 0;
+          r.dn = PN_INF;
+          r.hand = e.hand;
+          r.mate_len = e.mate_len;
+          r.amount = e.amount;
           r.found = true;
         }
       }
     } else if (e.dn == 0) {
       if (e.mate_len > budget && hand_is_superior_or_equal(e.hand, hand) && !(r.found && r.pn == 0) &&
           !(r.found && r.mate_len >= e.mate_len)) {
-        r.pn = PN_INF; r.dn = 0; r.hand = e.hand; r.mate_len = e.mate_len; r.amount = e.amount; r.found = true;
+        r.pn = PN_INF;
+        r.dn = 0;
+        r.hand = e.hand;
+        r.mate_len = e.mate_len;
+        r.amount = e.amount;
+        r.found = true;
       }
     }
   }
@@ -69,8 +81,7 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) con
   return r;
 }
 
-void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len,
-                               uint32_t amount) {
+void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount) {
   dirty_ = true;
   Cluster& c = cluster(key);
   TTEntry* slot = nullptr;
@@ -80,12 +91,18 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
       // A new proof makes entries it covers redundant: unknown or proven with superior hands.
       if ((e.pn != 0 && e.dn != 0 && hand_is_superior_or_equal(e.hand, hand)) ||
           (e.pn == 0 && hand_is_superior_or_equal(e.hand, hand) && e.mate_len >= mate_len)) {
-        if (slot) e.key = 0; else slot = &e;
+        if (slot)
+          e.key = 0;
+        else
+          slot = &e;
       }
     } else if (dn == 0) {
       if ((e.pn != 0 && e.dn != 0 && hand_is_superior_or_equal(hand, e.hand)) ||
           (e.dn == 0 && hand_is_superior_or_equal(hand, e.hand) && e.mate_len <= mate_len)) {
-        if (slot) e.key = 0; else slot = &e;
+        if (slot)
+          e.key = 0;
+        else
+          slot = &e;
       }
     } else if (e.hand == hand && e.pn != 0 && e.dn != 0) {
       slot = &e;
@@ -94,7 +111,10 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
   }
   if (!slot) {
     for (TTEntry& e : c.e)
-      if (e.key == 0) { slot = &e; break; }
+      if (e.key == 0) {
+        slot = &e;
+        break;
+      }
   }
   if (!slot) {
     // Replace the entry worth least: older searches' first, then unresolved

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "bitops.h"
 #include "hand.h"
 
 namespace usi_mate {
@@ -38,25 +39,27 @@ struct TTEntry {
   Hand hand;
   uint32_t pn;
   uint32_t dn;
-  uint32_t amount;   // nodes spent below this entry (saturating): what replacement keeps
-  uint16_t mate_len; // proven: plies of the mate found (an upper bound of the shortest);
-                     // disproven: no mate is shorter than this (LEN_INF: no mate at all)
+  uint32_t amount;      // nodes spent below this entry (saturating): what replacement keeps
+  uint16_t mate_len;    // proven: plies of the mate found (an upper bound of the shortest);
+                        // disproven: no mate is shorter than this (LEN_INF: no mate at all)
   uint16_t generation;  // the search that wrote it: older searches' entries are evicted first
 };
 static_assert(sizeof(TTEntry) == 32, "TT entries are 32 bytes");
 
 struct TTResult {
   uint32_t pn = 1, dn = 1;
-  Hand hand = 0;        // proof or disproof hand when resolved
+  Hand hand = 0;          // proof or disproof hand when resolved
   uint16_t mate_len = 0;  // proven: mate length; disproven: shortest possible mate length
   uint32_t amount = 0;
-  bool found = false;   // an exact or resolving entry was found
+  bool found = false;  // an exact or resolving entry was found
 };
 
 class TranspositionTable {
  public:
   static constexpr int kClusterSize = 8;
-  struct Cluster { TTEntry e[kClusterSize]; };
+  struct Cluster {
+    TTEntry e[kClusterSize];
+  };
 
   // Allocates mb megabytes (at least one cluster). Throws std::bad_alloc and
   // keeps the previous table when the memory is not there.
@@ -73,7 +76,7 @@ class TranspositionTable {
   // Starts loading the cluster of key into the cache (all four of its lines).
   void prefetch(uint64_t key) const {
     const char* p = reinterpret_cast<const char*>(&cluster(key));
-    for (size_t i = 0; i < sizeof(Cluster); i += 64) __builtin_prefetch(p + i);
+    for (size_t i = 0; i < sizeof(Cluster); i += 64) usi_mate::prefetch(p + i);
   }
   // Per mille of used slots, sampled over the first clusters.
   int hashfull() const;
@@ -89,10 +92,14 @@ class TranspositionTable {
   Cluster& cluster(uint64_t key) { return clusters_[index(key)]; }
   const Cluster& cluster(uint64_t key) const { return clusters_[index(key)]; }
   uint64_t index(uint64_t key) const {
-    // Multiply-shift maps the key's high bits onto any table size, not only powers of two.
-    return uint64_t((unsigned __int128)(key >> 1) * count_ >> 63);
+    // Multiply-shift maps the key's high bits onto any table size, not only powers of two:
+    // (key >> 1) * count >> 63 of the 128-bit product, written as the high half of
+    // (key with bit 0 cleared) * count, the same index on every build.
+    return mul_hi64(key & ~uint64_t(1), count_);
   }
-  struct Free { void operator()(void* p) const { std::free(p); } };
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
   // calloc, not a vector: the OS hands out zeroed pages lazily, so a 1 GB table
   // costs nothing until used, where value-initialising a vector wrote every
   // page up front (0.5-2.8 s at isready for 1 GB, measured).

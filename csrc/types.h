@@ -18,8 +18,20 @@ constexpr Color operator~(Color c) { return Color(c ^ 1); }
 // promoting adds PROMOTE (8).
 enum PieceType : int {
   NO_PIECE_TYPE = 0,
-  PAWN = 1, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
-  PRO_PAWN = 9, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON,
+  PAWN = 1,
+  LANCE,
+  KNIGHT,
+  SILVER,
+  BISHOP,
+  ROOK,
+  GOLD,
+  KING,
+  PRO_PAWN = 9,
+  PRO_LANCE,
+  PRO_KNIGHT,
+  PRO_SILVER,
+  HORSE,
+  DRAGON,
   PIECE_TYPE_NB = 15
 };
 constexpr int PROMOTE = 8;
@@ -63,9 +75,7 @@ constexpr Move make_move(Square from, Square to, PieceType moved) {
 constexpr Move make_promotion(Square from, Square to, PieceType moved) {
   return make_move(from, to, moved) | MOVE_PROMOTE;
 }
-constexpr Move make_drop(PieceType pt, Square to) {
-  return Move(to) | (Move(pt) << 7) | MOVE_DROP | (Move(pt) << 16);
-}
+constexpr Move make_drop(PieceType pt, Square to) { return Move(to) | (Move(pt) << 7) | MOVE_DROP | (Move(pt) << 16); }
 constexpr Square move_to(Move m) { return Square(m & 0x7f); }
 constexpr Square move_from(Move m) { return Square((m >> 7) & 0x7f); }
 constexpr bool is_drop(Move m) { return (m & MOVE_DROP) != 0; }
@@ -73,8 +83,6 @@ constexpr bool is_promotion(Move m) { return (m & MOVE_PROMOTE) != 0; }
 constexpr PieceType drop_type(Move m) { return PieceType((m >> 7) & 0x7f); }
 constexpr PieceType moved_type(Move m) { return PieceType((m >> 16) & 15); }
 // The piece type standing on the destination after the move.
-constexpr PieceType moved_after(Move m) {
-  return is_promotion(m) ? promoted(moved_type(m)) : moved_type(m);
-}
+constexpr PieceType moved_after(Move m) { return is_promotion(m) ? promoted(moved_type(m)) : moved_type(m); }
 
 }  // namespace usi_mate

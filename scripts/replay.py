@@ -4,34 +4,28 @@
     from replay import check_mate_line
     reason = check_mate_line(sfen, ["G*5b", "4a5b", ...])   # None: a valid mating line
 
-The side to move in ``sfen`` is the attacker. A line is a valid mating line when
-every move is legal, every attacker move (even index: plies 1, 3, 5, ...) gives
-check, no position occurs a fourth time (a fourfold repetition ends the game:
-perpetual check loses for the attacker, anything else is a draw), and the final
-position is checkmate: the side to move is in check and has no legal move.
-
-Legality is membership in ``cshogi.Board.legal_moves``, not ``Board.is_legal``:
-``is_legal`` accepts a few moves that are not legal (a promotion outside the
-promotion zone, e.g. a bishop 2i7d+), while ``legal_moves`` is exact, including
-the rule that a pawn drop may not give checkmate (a mate ending in a pawn-drop
-mate fails here because that drop is not listed as legal).
-
-Used by ``scripts/bench.py`` to score mate answers; importable by tests.
+A thin wrapper over :func:`usi_mate.verify.check_mate_line`, the one line checker of the
+benchmarks (``scripts/bench.py`` imports it from here; ``scripts/bench_usi.py`` uses
+``usi_mate.verify`` directly). The side to move in ``sfen`` is the attacker. A line is a
+valid mating line when every move is legal (membership in ``cshogi.Board.legal_moves``:
+``Board.is_legal`` accepts a few illegal moves, e.g. a bishop 2i7d+ promoting outside
+the zone), every attacker move gives check, no position occurs a fourth time, and the
+final position is checkmate (a pawn-drop mate is not in cshogi's legal list, so it never
+ends a valid line).
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import importlib.util
+import sys
+from pathlib import Path
 
-import cshogi
+REPO = Path(__file__).resolve().parents[1]
+# The installed usi_mate when there is one (CI installs it), else this checkout's in-place build.
+if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 
-# A position reached for the fourth time ends the game (sennichite).
-_REPETITION_ENDS_GAME = 4
-
-
-def _position_key(board: cshogi.Board) -> str:
-    """Board, side to move and hands, without the move number."""
-    return board.sfen().rsplit(" ", 1)[0]
+from usi_mate import verify  # noqa: E402  (the checkout first, then the import)
 
 
 def check_mate_line(
@@ -44,51 +38,20 @@ def check_mate_line(
     """Return None if ``moves`` (USI) is a valid mating line from ``sfen``, else a short reason.
 
     With ``allow_futile_end`` the line may also end where every legal reply is a
-    futile interposition (the composers' count; usi_mate.verify judges it).
-
-    With ``attacker_moves_must_check=False`` attacker moves need not give check
-    (a mate in the ordinary-game sense rather than a tsume line); the final
-    position must still be checkmate.
+    futile interposition as usi_mate judges it (:func:`usi_mate.verify.only_futile_replies`,
+    which proves the capture-and-mate with this project's solver). With
+    ``attacker_moves_must_check=False`` attacker moves need not give check (a mate in
+    the ordinary-game sense rather than a tsume line); the end must still be checkmate.
     """
-    try:
-        board = cshogi.Board(sfen)
-    except RuntimeError as e:  # cshogi: "incorrect SFEN string"
-        return f"bad SFEN: {e}"
-    if not moves:
-        return "empty line"
-    seen: Counter[str] = Counter({_position_key(board): 1})
-    for i, usi in enumerate(moves):
-        ply = i + 1
-        legal = {cshogi.move_to_usi(m): m for m in board.legal_moves}
-        move = legal.get(usi)
-        if move is None:
-            return f"ply {ply} ({usi}): illegal move"
-        board.push(move)
-        if i % 2 == 0 and attacker_moves_must_check and not board.is_check():
-            return f"ply {ply} ({usi}): attacker move does not give check"
-        key = _position_key(board)
-        seen[key] += 1
-        if seen[key] >= _REPETITION_ENDS_GAME:
-            return f"ply {ply} ({usi}): fourfold repetition ends the game"
-    if len(moves) % 2 == 0:
-        return f"line has an even number of plies ({len(moves)}): it ends with a defender move"
-    if not board.is_check():
-        return "final position: the defender is not in check"
-    replies = [cshogi.move_to_usi(m) for m in board.legal_moves]
-    if replies and allow_futile_end and all(r[1] == "*" for r in replies):
-        from usi_mate.verify import only_futile_replies
-
-        if only_futile_replies(board.sfen()):
-            return None
-    if replies:
-        shown = " ".join(replies[:5]) + (" ..." if len(replies) > 5 else "")
-        return f"final position: the defender has {len(replies)} legal replies ({shown})"
-    return None
+    return verify.check_mate_line(
+        sfen,
+        moves,
+        attacker_moves_must_check=attacker_moves_must_check,
+        futile_end=verify.only_futile_replies if allow_futile_end else None,
+    )
 
 
 if __name__ == "__main__":
-    import sys
-
     if len(sys.argv) < 2:
         print('usage: replay.py "<sfen>" [usi moves ...]', file=sys.stderr)
         sys.exit(2)

@@ -4,6 +4,7 @@ Lines sent to the engine are shown with '> ', engine output with '< '. Used to k
 the example session in README.md true: paste what this prints.
 
     python scripts/usi_transcript.py
+    python scripts/usi_transcript.py dist/usi-mate    # another engine command (the standalone file)
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ SESSION = [
 ]
 
 
-def main() -> int:
+def main(engine: list[str]) -> int:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "usi_mate"],
+        engine or [sys.executable, "-m", "usi_mate"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -74,4 +75,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

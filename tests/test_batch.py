@@ -23,7 +23,9 @@ import pytest
 
 import usi_mate
 from usi_mate import Position
-from usi_mate.batch import Expected, _group_inputs, parse_problem_line, solve_many
+from usi_mate import solve_many
+from usi_mate.batch import _group_inputs
+from usi_mate.problems import Expected, parse_problem_line
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = REPO.parent / "shared" / "problems"
@@ -119,13 +121,13 @@ def test_jsonl_records_in_order_with_an_error_record(mixed_file):
             "length",
             "moves",
             "nodes",
-            "seconds",
+            "time_ms",
             "agrees",
             "error",
         }
         assert rec["agrees"] is None  # no --check
     bad = records[3]
-    assert bad["status"] == "error" and bad["error"] and bad["expected"] == "3"
+    assert bad["status"] == "invalid" and bad["error"] and bad["expected"] == "3"
     assert bad["line"] == 6  # counted in the file, comment and blank lines included
     assert re.search(r"mixed\.sfen:6: .*skipped", r.stderr)
     for rec in records[:3] + records[4:]:
@@ -138,7 +140,7 @@ def test_csv_has_the_same_records(mixed_file):
     r = run_solve(str(path), "--format", "csv", "--check", "--time", "10000", *HASH)
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert [row["id"] for row in rows] == [label_id(line) for line in lines]
-    assert rows[3]["status"] == "error" and rows[3]["error"]
+    assert rows[3]["status"] == "invalid" and rows[3]["error"]
     assert rows[3]["agrees"] == "false"  # an unreadable line confirms nothing
     for row in rows[:3] + rows[4:]:
         assert row["status"] == "mate"
@@ -154,10 +156,11 @@ def test_text_has_a_line_a_problem_and_a_summary(mixed_file):
     body, _, summary = r.stdout.partition("\n\n")
     rows = body.splitlines()
     assert [row.split()[0] for row in rows] == [label_id(line) for line in lines]
-    assert rows[3].split()[1] == "error"
+    assert rows[3].split()[1] == "invalid"
     assert all(row.split()[1:2] == ["mate"] for row in rows[:3] + rows[4:])
     table = dict(re.findall(r"^(\w[\w ]*?)\s{2,}(\S+)", summary, re.MULTILINE))
-    assert table["problems"] == "6" and table["mate"] == "5" and table["errors"] == "1"
+    assert table["problems"] == "6" and table["mate"] == "5" and table["invalid"] == "1"
+    assert table["errors"] == "0"
     assert table["unknown"] == "0" and table["no mate"] == "0"
     assert "search time" in table and "wall time" in table
 
@@ -247,6 +250,7 @@ def test_check_counts_a_malformed_line_as_not_agreeing(mixed_file):
         (">=15", "nomate", None, False),
         (">=15", "unknown", None, False),
         ("1", "error", None, False),
+        ("1", "invalid", None, False),
     ],
 )
 def test_label_agreement_rules(label, status, length, agrees):
@@ -447,7 +451,7 @@ def test_solve_many_yields_in_input_order(jobs):
         assert res.status == "mate"
         assert_mates(given.sfen() if isinstance(given, Position) else given, res.moves)
     assert results[-2].status == "nomate"
-    assert results[-1].status == "unknown" and results[-1].error
+    assert results[-1].status == "invalid" and results[-1].error
 
 
 def test_solve_many_is_lazy_and_can_be_abandoned():

@@ -174,15 +174,19 @@ def test_result_fields():
     assert solve("startpos").mate_length is None
 
 
-def test_bad_input_gives_error_result_or_value_error():
-    assert solve("not a position").status == "unknown"
-    assert "SFEN" in solve("not a position").error or solve("not a position").error
+def test_bad_input_raises_and_an_unsearchable_position_is_invalid():
+    # README's contract (issue 9): malformed text raises ValueError with the reason.
+    with pytest.raises(ValueError, match="piece letter"):
+        solve("not a position")
+    with pytest.raises(ValueError, match="SFEN needs"):
+        solve("garbage")
     with pytest.raises(ValueError):
         solve("startpos", time_limit_ms=-1)
     with pytest.raises(ValueError):
         Solver(hash_mb=0)
     # The defender already in check: the attacker could take the king.
-    assert solve("4k4/4R4/9/9/9/9/9/9/4K4 b - 1").error
+    r = solve("4k4/4R4/9/9/9/9/9/9/4K4 b - 1")
+    assert r.status == "invalid" and "check" in r.error
 
 
 HARD = "4k4/9/9/9/9/9/9/9/9 b B4G2S9P2rb2s4n4l9p 1"  # a 59-ply problem

@@ -264,13 +264,21 @@ def test_threads_above_one_is_accepted_and_explained(usi):
         "position sfen \u738b\u5c06",  # non-ASCII
     ],
 )
-def test_a_bad_position_is_reported_and_the_previous_one_kept(usi, bad):
+def test_a_bad_position_is_reported_and_never_answered_for_the_previous_one(usi, bad):
+    # Issue 9: answering the previous problem's line would have the GUI play it on
+    # the board it just sent. The next go says it cannot search, never "nomate".
     out, send = usi.out, usi.send
     start = send(f"position sfen {MATE_IN_1}", bad)
     (line,) = out.since(start)
     assert line.startswith("info string position")
-    assert line.endswith("keeping the previous position")
+    assert line.endswith("the next go answers without searching")
     start = send("go mate 1000")
+    out.wait_for("checkmate", start)
+    lines = out.since(start)
+    assert answers(lines) == ["checkmate timeout"]
+    assert any(x.startswith("info string error: no position to search") for x in lines)
+    # A good position afterwards is searched as usual.
+    start = send(f"position sfen {MATE_IN_1}", "go mate 1000")
     assert answers(out.since(out.wait_for("checkmate", start))) == ["checkmate G*5b"]
 
 
@@ -377,16 +385,15 @@ def test_isready_mid_search_answers_while_the_search_continues(usi):
     assert engine.table_mb == 8
 
 
-def test_a_second_go_while_searching_is_ignored(usi):
+def test_a_second_go_while_searching_stops_the_first_and_both_are_answered(usi):
+    # Issue 9: a GUI race or piped commands must not leave a go unanswered.
     out, send = usi.out, usi.send
     start = send(f"position sfen {HARD}", "go mate infinite")
-    mark = send("go mate 100")
-    assert (
-        out.since(mark)[0]
-        == "info string go ignored: a search is already running (send stop first)"
-    )
-    send("stop")
-    assert answers(out.since(start)) == ["checkmate timeout"]
+    send(f"position sfen {MATE_IN_1}", "go mate 1000")
+    deadline = time.monotonic() + TIMEOUT
+    while len(answers(out.since(start))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert answers(out.since(start)) == ["checkmate timeout", "checkmate G*5b"]
 
 
 def test_exactly_one_answer_per_go_over_many_searches(usi):
@@ -451,14 +458,22 @@ def test_go_mate_zero_means_now_not_forever(usi):
     assert answers(out.since(start)) == ["checkmate timeout"]
 
 
-def test_an_unsearchable_position_answers_nomate_with_the_reason(usi):
-    # Black to move while white's king is already in check: the core refuses to search.
+@pytest.mark.parametrize(
+    "sfen",
+    [
+        "4k4/4R4/9/9/9/9/9/9/4K4 b - 1",  # white's king already in check, black to move
+        "9/9/9/9/9/9/9/9/4K4 b 2G 1",  # no defender king
+    ],
+)
+def test_an_unsearchable_position_answers_timeout_with_the_reason(usi, sfen):
+    # Issue 9: "nomate" is a verdict about the position; a position that is no tsume
+    # gets an error and "timeout", never "nomate".
     out, send = usi.out, usi.send
-    start = send("position sfen 4k4/4R4/9/9/9/9/9/9/4K4 b - 1", "go mate 1000")
+    start = send(f"position sfen {sfen}", "go mate 1000")
     out.wait_for("checkmate", start)
     lines = out.since(start)
     assert lines[0].startswith("info string error: ")
-    assert lines[-1] == "checkmate nomate"
+    assert lines[-1] == "checkmate timeout"
 
 
 def test_root_is_and_node_if_checked_gives_an_even_line_and_negative_score(usi):

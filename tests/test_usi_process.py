@@ -29,13 +29,23 @@ PACKAGE_ROOT = str(Path(usi_mate.__file__).resolve().parent.parent)
 
 
 class Engine:
-    """A running ``usi-mate`` process with line-level waits that cannot hang."""
+    """A running ``usi-mate`` process with line-level waits that cannot hang.
 
-    def __init__(self) -> None:
+    Runs ``python -m usi_mate`` of the package under test, or ``command`` when given
+    (the standalone engine file, tests/test_standalone.py), under ``launcher`` if any.
+    """
+
+    def __init__(self, command: list[str] | None = None, launcher: tuple[str, ...] = ()) -> None:
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        if command is None:
+            command = [sys.executable, "-m", "usi_mate"]
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (PACKAGE_ROOT, env.get("PYTHONPATH")) if p
+            )
+        else:
+            env.pop("PYTHONPATH", None)  # a GUI starts the engine file with no Python around
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "usi_mate"],
+            [*launcher, *command],
             cwd=PACKAGE_ROOT,
             env=env,
             stdin=subprocess.PIPE,
@@ -186,6 +196,31 @@ def test_isready_mid_search_keeps_the_search_running(engine):
     engine.wait_count("checkmate", 1)
     engine.send("quit")
     assert engine.wait_exit() == 0
+
+
+ZUKOU_100 = (  # 将棋図巧 100 (寿): a mate in 611, found by a search 600+ plies deep
+    "g3p3+r/3lPG3/1s4ppp/1l1B4P/L2b1kPl1/3+p3+R+p/3+p2+s1S/+NP+p1gS3/1g+p2P3 b 4P3n 1"
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sets the POSIX stack rlimit")
+def test_deep_search_does_not_overflow_a_small_default_thread_stack():
+    # The search recurses once per ply in C++ (2.6 KB a frame), so its thread needs more
+    # stack than some platforms give a thread by default: a Windows program linked with
+    # MSVC's default gets 1 MB, which zukou-100 overflowed (a crash, no answer). Linux
+    # threads get RLIMIT_STACK by default, so 1 MB here stands in for those platforms.
+    e = Engine(launcher=("sh", "-c", 'ulimit -s 1024 && exec "$0" "$@"'))
+    try:
+        e.send("setoption name USI_Hash value 256")
+        e.send("setoption name PostSearchLevel value None")
+        e.send(f"position sfen {ZUKOU_100}")
+        e.send("go mate 60000")
+        e.wait_count("checkmate", 1, timeout=90)
+        assert len(e.lines[-1].split()) > 600  # "checkmate" and the moves of the line
+        e.send("quit")
+        assert e.wait_exit() == 0
+    finally:
+        e.kill()
 
 
 def test_end_of_input_ends_the_engine(engine):

@@ -6,16 +6,31 @@ Public API:
 - :func:`solve` and :class:`Solver`: the df-pn mate search;
 - :func:`solve_many`: many positions, in order, optionally in worker processes;
 - :func:`usi_to_kif`: a line of USI moves in Japanese (KIF) notation;
-- :class:`MateResult`, :class:`SearchProgress`: what a search returns and reports.
+- :class:`MateResult`, :class:`SearchProgress`: what a search returns and reports;
+- :class:`Certification`: an independent check of a "no mate" (``certify=True``).
 """
 
 from ._core import BLACK, START_SFEN, WHITE, Position, Solver
-from .batch import solve_many
-from .kif import usi_to_kif
+from .settings import SearchSettings
 from .solver import solve
-from .types import MateResult, SearchProgress
+from .types import Certification, MateResult, SearchProgress
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # Imported on first use: the USI engine never loads the batch machinery
+    # (multiprocessing, queues) or the KIF tables.
+    if name == "solve_many":
+        from .runners import solve_many
+
+        return solve_many
+    if name == "usi_to_kif":
+        from .kif import usi_to_kif
+
+        return usi_to_kif
+    raise AttributeError(f"module 'usi_mate' has no attribute {name!r}")
+
 
 __all__ = [
     "BLACK",
@@ -27,6 +42,8 @@ __all__ = [
     "solve_many",
     "usi_to_kif",
     "MateResult",
+    "Certification",
     "SearchProgress",
+    "SearchSettings",
     "__version__",
 ]

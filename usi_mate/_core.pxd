@@ -5,6 +5,10 @@ from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
 
+cdef extern from "bitboard.h" namespace "usi_mate":
+    const char* BITBOARD_KIND
+
+
 cdef extern from "position.h" namespace "usi_mate":
     cdef cppclass CPosition "usi_mate::Position":
         CPosition() except +
@@ -32,9 +36,10 @@ cdef extern from "api.h" namespace "usi_mate::api":
     int side_to_move(const CPosition&)
     string piece_str(const CPosition&, int)
     string last_move_usi(const CPosition&)
+    vector[int] testing_and_node_disproof_hand(const CPosition&, const string&, const vector[int]&) except +
 
 
-cdef extern from "dfpn.h" namespace "usi_mate":
+cdef extern from "solver.h" namespace "usi_mate":
     cdef struct SearchProgress_c "usi_mate::SearchProgress":
         uint64_t nodes
         uint64_t time_ms
@@ -42,6 +47,8 @@ cdef extern from "dfpn.h" namespace "usi_mate":
         unsigned int root_pn
         unsigned int root_dn
         int max_ply_reached
+        unsigned short mate_len_upper
+        unsigned short mate_len_lower
 
     ctypedef void (*ProgressFn)(void* ctx, const SearchProgress_c& progress) noexcept
 
@@ -59,8 +66,10 @@ cdef extern from "dfpn.h" namespace "usi_mate":
 cdef extern from "api.h" namespace "usi_mate::api":
     cdef struct SolveOutput:
         int status
+        int stop_reason
         vector[string] pv
         uint64_t nodes
+        uint64_t line_nodes
         uint64_t time_ms
         int hashfull
         int max_ply
@@ -72,7 +81,7 @@ cdef extern from "api.h" namespace "usi_mate::api":
         string cert_failed_at
         vector[string] cert_failed_path
 
-    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint, int, bint, uint64_t) except + nogil
+    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint, int, bint, uint64_t, int) except + nogil
 
     cdef struct ProbeOutput:
         int status
@@ -80,3 +89,51 @@ cdef extern from "api.h" namespace "usi_mate::api":
         int mate_len
 
     ProbeOutput c_probe "usi_mate::api::probe"(const CSolver&, const string&, bint) except +
+
+
+cdef extern from "testing.h" namespace "usi_mate::testing":
+    bint t_hand_superior_or_equal "usi_mate::testing::hand_superior_or_equal"(const vector[int]&, const vector[int]&) except +
+    vector[int] t_hand_meet "usi_mate::testing::hand_meet"(const vector[int]&, const vector[int]&) except +
+    vector[int] t_hand_join "usi_mate::testing::hand_join"(const vector[int]&, const vector[int]&) except +
+    vector[int] t_hand_before "usi_mate::testing::hand_before"(const CPosition&, const string&, const vector[int]&) except +
+    vector[int] t_and_proof_hand "usi_mate::testing::and_proof_hand"(const CPosition&, const vector[int]&) except +
+    vector[int] t_or_disproof_hand "usi_mate::testing::or_disproof_hand"(const CPosition&, const vector[int]&) except +
+
+    cdef struct TProbe "usi_mate::testing::ProbeResult":
+        unsigned int pn
+        unsigned int dn
+        vector[int] hand
+        unsigned short mate_len
+        unsigned int amount
+        bint found
+
+    cdef cppclass TTable "usi_mate::testing::Table":
+        TTable(uint64_t mb) except +
+        void store(uint64_t, const vector[int]&, unsigned int, unsigned int, unsigned short, unsigned int) except +
+        TProbe probe(uint64_t, const vector[int]&, unsigned short) except +
+        void new_search()
+        void clear()
+        int hashfull()
+
+    cdef cppclass TFutility "usi_mate::testing::Futility":
+        TFutility() except +
+        void put(uint64_t, bint, const vector[int]&) except +
+        int get(uint64_t, vector[int]&) except +
+        void clear()
+
+
+cdef extern from "repetition.h" namespace "usi_mate":
+    uint64_t c_path_result_key "usi_mate::path_result_key"(uint64_t, uint64_t, uint64_t)
+
+    cdef cppclass CPathSet "usi_mate::PathSet":
+        CPathSet() except +
+        void clear()
+        bint contains(uint64_t)
+        void insert(uint64_t)
+        void erase(uint64_t)
+
+    cdef cppclass CRepetitionTable "usi_mate::RepetitionTable":
+        CRepetitionTable(unsigned int bits) except +
+        void clear()
+        void insert(uint64_t)
+        bint contains(uint64_t)

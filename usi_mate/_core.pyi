@@ -8,6 +8,7 @@ from usi_mate.types import MateResult, SearchProgress
 BLACK: int
 WHITE: int
 START_SFEN: str
+BITBOARD: Literal["int128", "uint64x2"]
 MAX_HASH_MB: int
 POST_SEARCH_LEVELS: dict[str, int]
 
@@ -63,4 +64,6 @@ class Solver:
         root_is_and_node_if_checked: bool = False,
         post_search: Literal["None", "UpperBound", "MinLength"] = "MinLength",
         ignore_futile_interpositions: bool = True,
+        certify: bool = False,
+        certify_nodes: int = ...,
     ) -> MateResult: ...

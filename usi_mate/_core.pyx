@@ -3,10 +3,13 @@
 """The compiled core of usi-mate: positions and move generation (and, later, search)."""
 
 from libcpp.string cimport string
+from libcpp.vector cimport vector
 
 BLACK = 0
 WHITE = 1
 START_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+# "int128" (GCC, Clang) or "uint64x2" (MSVC, or built with USI_MATE_PORTABLE=1).
+BITBOARD = BITBOARD_KIND.decode("ascii")
 
 # Hand piece letters in USI order and the core's piece-type numbers.
 _HAND_TYPES = (("R", 6), ("B", 5), ("G", 7), ("S", 4), ("N", 3), ("L", 2), ("P", 1))
@@ -24,6 +27,11 @@ def split_position_text(text):
     """
     if not isinstance(text, str):
         raise TypeError(f"position must be given as a string, not {type(text).__name__}")
+    if not text.isascii():
+        bad = next(c for c in text if not c.isascii())
+        raise ValueError(f"position text must be ASCII (SFEN and USI moves); found {bad!r}")
+    if "\x00" in text:
+        raise ValueError("position text contains a NUL character")
     tokens = text.split()
     if tokens and tokens[0] == "position":
         tokens = tokens[1:]
@@ -184,17 +192,210 @@ cdef class Position:
 
 
 # ---------------------------------------------------------------------------
+# Testing hooks: the core's rules and small structures on their own, for unit
+# tests (csrc/testing.h). Hands are dicts P L N S B R G. Not part of the API.
+
+_HAND_ORDER = "PLNSBRG"
+_NO_BUDGET = 0xFFFE  # BUDGET_NONE: unbounded search
+
+
+def _hand_counts(hand):
+    return [int(hand.get(t, 0)) for t in _HAND_ORDER]
+
+
+def _hand_dict(counts):
+    return dict(zip(_HAND_ORDER, counts))
+
+
+def _and_node_disproof_hand(Position position, refutation, child_hand):
+    """Disproof hand of the AND node ``position`` (defender to move) refuted by
+    ``refutation`` whose child has disproof hand ``child_hand``."""
+    return _hand_dict(testing_and_node_disproof_hand(position._pos[0], _enc(refutation),
+                                                      _hand_counts(child_hand)))
+
+
+def _hand_superior_or_equal(a, b):
+    """True when hand ``a`` holds at least as many of every type as ``b``."""
+    return t_hand_superior_or_equal(_hand_counts(a), _hand_counts(b))
+
+
+def _hand_meet(a, b):
+    """Field-wise minimum of two hands."""
+    return _hand_dict(t_hand_meet(_hand_counts(a), _hand_counts(b)))
+
+
+def _hand_join(a, b):
+    """Field-wise maximum of two hands."""
+    return _hand_dict(t_hand_join(_hand_counts(a), _hand_counts(b)))
+
+
+def _hand_before(Position position, move, after):
+    """The attacker's hand before ``move`` (played in ``position``), given the hand after it."""
+    return _hand_dict(t_hand_before(position._pos[0], _enc(move), _hand_counts(after)))
+
+
+def _and_node_proof_hand(Position position, children_union):
+    """Proof hand of the AND node ``position`` from the union of its children's."""
+    return _hand_dict(t_and_proof_hand(position._pos[0], _hand_counts(children_union)))
+
+
+def _or_node_disproof_hand(Position position, children_meet):
+    """Disproof hand of the OR node ``position`` from the meet of its children's."""
+    return _hand_dict(t_or_disproof_hand(position._pos[0], _hand_counts(children_meet)))
+
+
+def _path_result_key(ancestors, node, budget_salt=0):
+    """The repetition-table key of a path-dependent result (csrc/repetition.h)."""
+    return c_path_result_key(ancestors, node, budget_salt)
+
+
+cdef class _TranspositionTable:
+    """The transposition table on its own (csrc/tt.h)."""
+
+    cdef TTable* _t
+
+    def __cinit__(self, mb=1):
+        self._t = new TTable(mb)
+
+    def __dealloc__(self):
+        del self._t
+
+    def store(self, key, hand, pn, dn, mate_len=0, amount=1):
+        """Store an entry: proven (pn 0), disproven (dn 0) or unknown."""
+        self._t.store(key, _hand_counts(hand), pn, dn, mate_len, amount)
+
+    def probe(self, key, hand, budget=_NO_BUDGET):
+        """(pn, dn, hand, mate_len, amount, found) for ``hand`` in a search of ``budget`` plies."""
+        cdef TProbe r = self._t.probe(key, _hand_counts(hand), budget)
+        return (r.pn, r.dn, _hand_dict(r.hand), r.mate_len, r.amount, r.found)
+
+    def new_search(self):
+        """Start a new generation (older entries are replaced first)."""
+        self._t.new_search()
+
+    def clear(self):
+        """Forget everything."""
+        self._t.clear()
+
+    @property
+    def hashfull(self):
+        """Per mille of used slots (sampled)."""
+        return self._t.hashfull()
+
+
+cdef class _PathSet:
+    """The search path's set of full keys (csrc/repetition.h)."""
+
+    cdef CPathSet* _p
+
+    def __cinit__(self):
+        self._p = new CPathSet()
+
+    def __dealloc__(self):
+        del self._p
+
+    def insert(self, key):
+        """Add a key (counted: a key inserted twice needs two erases)."""
+        self._p.insert(key)
+
+    def erase(self, key):
+        """Remove one count of a key."""
+        self._p.erase(key)
+
+    def __contains__(self, key):
+        return self._p.contains(key)
+
+    def clear(self):
+        """Empty the set."""
+        self._p.clear()
+
+
+cdef class _RepetitionTable:
+    """Path-dependent results (csrc/repetition.h)."""
+
+    cdef CRepetitionTable* _r
+
+    def __cinit__(self, bits=10):
+        self._r = new CRepetitionTable(bits)
+
+    def __dealloc__(self):
+        del self._r
+
+    def insert(self, key):
+        """Remember a result key."""
+        self._r.insert(key)
+
+    def __contains__(self, key):
+        return self._r.contains(key)
+
+    def clear(self):
+        """Forget every result (O(1))."""
+        self._r.clear()
+
+
+cdef class _FutilityMemo:
+    """The per-solve memo of futility judgements (csrc/futility.h)."""
+
+    cdef TFutility* _m
+
+    def __cinit__(self):
+        self._m = new TFutility()
+
+    def __dealloc__(self):
+        del self._m
+
+    def put(self, key, futile, hand):
+        """Remember a judgement and the drop's proof hand."""
+        self._m.put(key, futile, _hand_counts(hand))
+
+    def get(self, key):
+        """(futile: bool, hand) or None when not known."""
+        cdef vector[int] hand
+        r = self._m.get(key, hand)
+        return None if r < 0 else (bool(r), _hand_dict(hand))
+
+    def clear(self):
+        """Forget every judgement (a new generation)."""
+        self._m.clear()
+
+
+# ---------------------------------------------------------------------------
 # Mate search
 
 import threading
 
-from usi_mate.types import DisproofCertificate, MateResult, SearchProgress
+from usi_mate.settings import (DEFAULT_HASH_MB, MAX_HASH_MB, MAX_LENGTH, MAX_NODES, MAX_TIME_MS,
+                               SearchSettings, check_hash_mb, check_int)
+from usi_mate.types import Certification, MateResult, SearchProgress
 
-_STATUS = {0: "unknown", 1: "mate", 2: "nomate"}
-_CERT_STATUS = {1: "built", 2: "incomplete", 3: "failed"}
+_STATUS = {0: "unknown", 1: "mate", 2: "nomate", 3: "invalid"}
+# Why a search ended without a verdict (the core's StopReason).
+_STOP_REASON = {0: None, 1: "nodes", 2: "time", 3: "stop", 4: "depth", 5: "length", 6: "line"}
+# Positions a disproof tree may hold (walked plus re-searched nodes) before
+# certification gives up as "incomplete": muso-088's tree walks 6,189 positions.
+DEFAULT_CERTIFY_NODES = 2_000_000
 # PostSearchLevel names (as KomoringHeights spells them) and the core's values.
 POST_SEARCH_LEVELS = {"None": 0, "UpperBound": 1, "MinLength": 2}
-MAX_HASH_MB = 1 << 20
+# Search threads get a large stack: the search recurses once per ply (up to
+# 4000), and some platforms give new threads only 512 KB to 1 MB.
+SEARCH_THREAD_STACK = 64 << 20
+_stack_lock = threading.Lock()
+
+
+def start_search_thread(target, args=(), name="usi-mate-search", daemon=True):
+    """Start a thread for searches, with a stack large enough for the deepest ones."""
+    with _stack_lock:
+        old = threading.stack_size()
+        try:
+            threading.stack_size(SEARCH_THREAD_STACK)
+        except (ValueError, RuntimeError):
+            pass  # a platform without settable stacks keeps its default
+        try:
+            thread = threading.Thread(target=target, args=args, name=name, daemon=daemon)
+            thread.start()
+        finally:
+            threading.stack_size(old)
+    return thread
 
 
 cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept with gil:
@@ -203,26 +404,46 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
     if cb is None:
         return
     try:
-        cb(SearchProgress(nodes=p.nodes, seconds=p.time_ms / 1000.0, hashfull=p.hashfull,
+        cb(SearchProgress(nodes=p.nodes, time_ms=p.time_ms, hashfull=p.hashfull,
                           proof_number=p.root_pn, disproof_number=p.root_dn,
-                          max_ply=p.max_ply_reached))
+                          max_ply=p.max_ply_reached,
+                          mate_length=p.mate_len_upper or None,
+                          shortest_possible=p.mate_len_lower or None))
     except BaseException as e:  # never let a callback error unwind through C++
         solver._callback_error = e
         solver._solver.stop()
 
 
-def _check_limit(name, value):
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer or None, not {value!r}")
-    return value
+def _position_sfen(position):
+    """The SFEN a search starts from; ValueError/TypeError for what is not a position."""
+    if isinstance(position, Position):
+        return position.sfen()
+    if not isinstance(position, str):
+        raise TypeError(f"position must be a Position or position text, not {type(position).__name__}")
+    return Position(position).sfen()
+
+
+def _certification(sfen, out, bint root_is_and_node_if_checked):
+    """Checks the core's disproof tree with usi_mate.certify (no table involved)."""
+    from usi_mate.certify import canonical_sfen, verify_no_mate
+
+    status, refutations, nodes, failed_at, failed_path = out["certificate"]
+    if status == 2:
+        return Certification("incomplete", nodes, "",
+                             "the disproof tree did not fit in certify_nodes (or the search was stopped)")
+    if status != 1:
+        path = " ".join(failed_path)
+        return Certification("refuted", nodes, "",
+                             f"no refutation found for {failed_at} (reached by {path or 'no move'})")
+    refutations = {canonical_sfen(a): b for a, b in refutations}
+    and_root = root_is_and_node_if_checked and Position(sfen).is_check()
+    return verify_no_mate(sfen, refutations, and_root=and_root)
 
 
 cdef class Solver:
     """A reusable df-pn mate solver that keeps its transposition table between searches.
 
-    ``Solver(hash_mb=256)`` allocates the table. ``solve()`` blocks until the
+    ``Solver(hash_mb=DEFAULT_HASH_MB)`` (256) allocates the table. ``solve()`` blocks until the
     search ends, without holding the GIL; ``stop()`` may be called from any other
     thread and makes ``solve()`` return promptly with what it has.
     """
@@ -234,10 +455,10 @@ cdef class Solver:
     cdef public object _callback_error
     cdef uint64_t _hash_mb
 
-    def __cinit__(self, hash_mb=256):
+    def __cinit__(self, hash_mb=DEFAULT_HASH_MB):
         self._solver = NULL
 
-    def __init__(self, hash_mb=256):
+    def __init__(self, hash_mb=DEFAULT_HASH_MB):
         self._hash_mb = self._validate_hash(hash_mb)
         self._solver = new CSolver(self._hash_mb)
         self._lock = threading.Lock()
@@ -251,9 +472,7 @@ cdef class Solver:
 
     @staticmethod
     def _validate_hash(hash_mb):
-        if isinstance(hash_mb, bool) or not isinstance(hash_mb, int) or not 1 <= hash_mb <= MAX_HASH_MB:
-            raise ValueError(f"hash_mb must be an integer from 1 to {MAX_HASH_MB}, not {hash_mb!r}")
-        return hash_mb
+        return check_hash_mb(hash_mb)
 
     @property
     def hash_mb(self):
@@ -264,6 +483,11 @@ cdef class Solver:
     def hashfull(self):
         """Per mille of the transposition table in use (sampled)."""
         return self._solver.hashfull()
+
+    @property
+    def state(self):
+        """"idle", "armed" (see arm()) or "running"."""
+        return self._state
 
     def resize(self, hash_mb):
         """Reallocate the table with a new size (clears it)."""
@@ -286,12 +510,19 @@ cdef class Solver:
 
         Protocol layers call this in the thread that reads commands before they
         start the search thread, so that a stop arriving in between is not lost.
+        The next solve() (whatever its outcome, an exception included) disarms it.
         """
         with self._lock:
             if self._state != "idle":
                 raise RuntimeError("a search is already running")
             self._solver.reset_stop()
             self._state = "armed"
+
+    def disarm(self):
+        """Undo arm() when no solve() follows (a no-op unless armed)."""
+        with self._lock:
+            if self._state == "armed":
+                self._state = "idle"
 
     def stop(self):
         """Ask a running (or armed) search to stop; safe from any thread, a no-op when idle."""
@@ -314,13 +545,23 @@ cdef class Solver:
 
     def solve(self, position, *, time_limit_ms=None, nodes_limit=None, on_progress=None,
               progress_interval_ms=200, root_is_and_node_if_checked=False,
-              post_search="MinLength", ignore_futile_interpositions=True, certify_nodes=0):
+              post_search="MinLength", ignore_futile_interpositions=True, certify=False,
+              certify_nodes=DEFAULT_CERTIFY_NODES, max_length=None):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
 
         The side to move is the attacker; with ``root_is_and_node_if_checked`` a
         side to move that is in check is the defender instead. Returns a
-        MateResult; never raises for a position it cannot search (the result has
-        status "unknown" and an error), but raises ValueError for bad arguments.
+        MateResult. Raises ValueError for malformed position text (the message
+        says why) and for bad arguments, TypeError for arguments of the wrong
+        type. A position that parses but cannot be searched (no defender king,
+        the side not to move in check) gives status "invalid" with ``error``.
+
+        ``time_limit_ms`` and ``nodes_limit`` (None: no limit) end the search
+        with status "unknown" and ``stop_reason`` "time" or "nodes"; they hold
+        within a few percent plus a few milliseconds (the line of a proven mate
+        may use a small grace to be rebuilt). ``max_length``: only mates of at
+        most this many plies count ("unknown" with stop_reason "length" when
+        there is none that short).
 
         ``post_search`` says what happens after the first proof: "None" reports
         it as it is, "UpperBound" a line as long as its proven bound, and
@@ -331,44 +572,42 @@ cdef class Solver:
         With ``ignore_futile_interpositions`` (default) the shortest-mate search
         does not count futile interpositions (無駄合, docs/FUTILE.md) as
         resistance, as problem composers do; False counts every legal reply.
+
+        With ``certify``, a "no mate" is checked independently of the search:
+        the core rebuilds an explicit disproof tree (at most ``certify_nodes``
+        positions walked and re-searched) and :mod:`usi_mate.certify` replays
+        it without the table; the result's ``certification`` says whether it
+        held (see :class:`Certification`).
+
+        In the main thread the search runs in a helper thread so that Ctrl-C
+        (KeyboardInterrupt) stops it and is raised here.
         """
-        if post_search not in POST_SEARCH_LEVELS:
-            raise ValueError(f"post_search must be one of {', '.join(POST_SEARCH_LEVELS)}, not {post_search!r}")
-        cdef int c_level = POST_SEARCH_LEVELS[post_search]
-        time_ms = _check_limit("time_limit_ms", time_limit_ms)
-        nodes = _check_limit("nodes_limit", nodes_limit)
-        interval = _check_limit("progress_interval_ms", progress_interval_ms)
-        cert_nodes = _check_limit("certify_nodes", certify_nodes)
-        if on_progress is not None and not callable(on_progress):
-            raise ValueError("on_progress must be callable")
-        if isinstance(position, Position):
-            sfen = position.sfen()
-        else:
-            try:
-                sfen = Position(position).sfen()
-            except ValueError as e:
-                return MateResult(status="unknown", error=str(e))
+        # A solve() ends an arm(), whatever happens: validate, then search.
+        try:
+            request = self._request(position, time_limit_ms, nodes_limit, on_progress,
+                                    progress_interval_ms, root_is_and_node_if_checked,
+                                    post_search, ignore_futile_interpositions, certify,
+                                    certify_nodes, max_length)
+        except BaseException:
+            self.disarm()
+            raise
         with self._lock:
             if self._state == "running":
                 raise RuntimeError("this Solver is already searching (use one Solver per thread)")
             if self._state == "idle":
                 self._solver.reset_stop()
             self._state = "running"
-        self._on_progress = on_progress
-        self._callback_error = None
-        cdef string c_sfen = sfen.encode()
-        cdef SolveOutput out
-        cdef uint64_t c_nodes = nodes, c_time = time_ms
-        cdef bint c_and = bool(root_is_and_node_if_checked)
-        cdef bint c_futile = bool(ignore_futile_interpositions)
-        cdef uint64_t c_cert = cert_nodes
-        if on_progress is not None:
-            self._solver.set_progress(_progress_trampoline, <void*>self, interval)
-        else:
-            self._solver.set_progress(NULL, NULL, 0)
         try:
-            with nogil:
-                out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and, c_level, c_futile, c_cert)
+            self._on_progress = on_progress
+            self._callback_error = None
+            if on_progress is not None:
+                self._solver.set_progress(_progress_trampoline, <void*>self, request["interval"])
+            else:
+                self._solver.set_progress(NULL, NULL, 0)
+            if threading.current_thread() is threading.main_thread():
+                out = self._solve_interruptible(request)
+            else:
+                out = self._solve_native(request)
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
@@ -377,19 +616,96 @@ cdef class Solver:
         if self._callback_error is not None:
             err, self._callback_error = self._callback_error, None
             raise err
+        certification = None
+        if certify and out["status"] == 2:
+            certification = _certification(request["sfen"], out, request["and_root"])
         return MateResult(
-            status=_STATUS[out.status],
-            moves=[m.decode() for m in out.pv],
-            nodes=out.nodes,
-            seconds=out.time_ms / 1000.0,
-            hashfull=out.hashfull,
-            error=out.error.decode() or None,
-            min_length_proven=out.min_length_proven,
-            certificate=None if out.cert_status == 0 else DisproofCertificate(
-                status=_CERT_STATUS[out.cert_status],
-                refutations={a.decode(): b.decode() for a, b in out.cert_refutations},
-                nodes=out.cert_nodes,
-                failed_at=out.cert_failed_at.decode() or None,
-                failed_path=[m.decode() for m in out.cert_failed_path],
-            ),
+            status=_STATUS[out["status"]],
+            moves=out["pv"],
+            nodes=out["nodes"],
+            time_ms=out["time_ms"],
+            hashfull=out["hashfull"],
+            error=out["error"] or None,
+            min_length_proven=out["min_length_proven"],
+            certification=certification,
+            stop_reason=_STOP_REASON[out["stop_reason"]],
+            line_nodes=out["line_nodes"],
         )
+
+    def _request(self, position, time_limit_ms, nodes_limit, on_progress, progress_interval_ms,
+                 root_is_and_node_if_checked, post_search, ignore_futile_interpositions, certify,
+                 certify_nodes, max_length):
+        # Validated once, by SearchSettings (usi_mate/settings.py), like every other entry point.
+        settings = SearchSettings(
+            time_limit_ms=time_limit_ms,
+            nodes_limit=nodes_limit,
+            post_search=post_search,
+            ignore_futile_interpositions=bool(ignore_futile_interpositions),
+            root_is_and_node_if_checked=bool(root_is_and_node_if_checked),
+            certify=bool(certify),
+            max_length=max_length,
+        )
+        if on_progress is not None and not callable(on_progress):
+            raise TypeError("on_progress must be callable")
+        return {
+            "sfen": _position_sfen(position),
+            "time": settings.time_limit_ms or 0,
+            "nodes": settings.nodes_limit or 0,
+            "interval": check_int("progress_interval_ms", progress_interval_ms, 0, MAX_TIME_MS) or 0,
+            "certify_nodes": (check_int("certify_nodes", certify_nodes, 0, MAX_NODES) or 0) if certify else 0,
+            "and_root": settings.root_is_and_node_if_checked,
+            "level": POST_SEARCH_LEVELS[settings.post_search],
+            "futile": settings.ignore_futile_interpositions,
+            "max_length": settings.max_length or 0,
+        }
+
+    def _solve_native(self, request):
+        """The search itself, without the GIL; the core's output as plain Python values."""
+        cdef string c_sfen = request["sfen"].encode()
+        cdef uint64_t c_nodes = request["nodes"], c_time = request["time"]
+        cdef uint64_t c_cert = request["certify_nodes"]
+        cdef bint c_and = request["and_root"], c_futile = request["futile"]
+        cdef int c_level = request["level"], c_len = request["max_length"]
+        cdef SolveOutput out
+        with nogil:
+            out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and, c_level, c_futile, c_cert, c_len)
+        return {
+            "status": out.status,
+            "stop_reason": out.stop_reason,
+            "pv": [m.decode() for m in out.pv],
+            "nodes": out.nodes,
+            "line_nodes": out.line_nodes,
+            "time_ms": out.time_ms,
+            "hashfull": out.hashfull,
+            "error": out.error.decode(),
+            "min_length_proven": out.min_length_proven,
+            "certificate": (out.cert_status,
+                            [(a.decode(), b.decode()) for a, b in out.cert_refutations],
+                            out.cert_nodes, out.cert_failed_at.decode(),
+                            [m.decode() for m in out.cert_failed_path]),
+        }
+
+    def _solve_interruptible(self, request):
+        # The main thread waits while a helper searches: a signal handler (Ctrl-C)
+        # only runs between bytecodes, never inside a native call, so searching
+        # here would hold Ctrl-C until the search ends.
+        box = []
+        errors = []
+
+        def work():
+            try:
+                box.append(self._solve_native(request))
+            except BaseException as e:  # handed to the waiting thread
+                errors.append(e)
+
+        thread = start_search_thread(work, name="usi-mate-solve")
+        try:
+            while thread.is_alive():
+                thread.join(0.05)
+        except BaseException:
+            self._solver.stop()
+            thread.join()
+            raise
+        if errors:
+            raise errors[0]
+        return box[0]

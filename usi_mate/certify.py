@@ -26,28 +26,12 @@ result names which one was used.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
 
-__all__ = ["CertificateCheck", "verify_no_mate", "canonical_sfen"]
+from .types import Certification
+
+__all__ = ["verify_no_mate", "canonical_sfen"]
 
 _NONE = 1 << 30  # a subtree that refers to no position of the path
-
-
-@dataclass(frozen=True)
-class CertificateCheck:
-    """The outcome of :func:`verify_no_mate`.
-
-    ``status`` is "certified" (the tree proves no mate), "refuted" (the tree
-    does not hold: ``reason`` says where; the "no mate" is not backed) or
-    "incomplete" (the check ran out of its node budget). ``nodes`` counts the
-    positions visited, ``generator`` names the move generator used.
-    """
-
-    status: Literal["certified", "refuted", "incomplete"]
-    nodes: int
-    generator: str
-    reason: str | None = None
 
 
 def canonical_sfen(sfen: str) -> str:
@@ -128,12 +112,12 @@ def verify_no_mate(
     and_root: bool = False,
     max_nodes: int = 2_000_000,
     generator: str = "auto",
-) -> CertificateCheck:
+) -> Certification:
     """Replay a disproof tree from ``sfen`` and say whether it proves no mate.
 
     ``refutations`` maps defender positions (SFEN; the move number is
     ignored) to the reply that refutes them, as in
-    :attr:`usi_mate.DisproofCertificate.refutations`. The side to move
+    :attr:`usi_mate.Certification.refutations`. The side to move
     attacks, or defends with ``and_root``. ``generator`` is "auto" (cshogi if
     installed), "cshogi" or "usi_mate".
     """
@@ -177,8 +161,8 @@ def verify_no_mate(
         stack.append([False, key, ply, [move], _NONE])
         return None
 
-    def fail(reason: str) -> CertificateCheck:
-        return CertificateCheck("refuted", nodes, board.name, reason)
+    def fail(reason: str) -> Certification:
+        return Certification("refuted", nodes, board.name, reason, dict(refutations))
 
     reason = enter(not and_root, root_key, 0)
     if reason:
@@ -203,7 +187,9 @@ def verify_no_mate(
                 board.pop()
                 continue
             if nodes >= max_nodes:
-                return CertificateCheck("incomplete", nodes, board.name, "node budget spent")
+                return Certification(
+                    "incomplete", nodes, board.name, "node budget spent", dict(refutations)
+                )
             on_path[child] = ply + 1
             reason = enter(not is_or, child, ply + 1)
             if reason:
@@ -215,4 +201,4 @@ def verify_no_mate(
         if low >= ply:
             independent.add(key)
         result = low
-    return CertificateCheck("certified", nodes, board.name)
+    return Certification("certified", nodes, board.name, None, dict(refutations))

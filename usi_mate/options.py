@@ -290,7 +290,7 @@ class OptionValues:
         return option
 
     def restore(self, field: str, value: Any) -> None:
-        """Put back a value the engine could not apply (e.g. a hash size that failed to allocate)."""
+        """Put back a value the engine could not apply (a hash size that failed to allocate)."""
         self._values[field] = value
 
     def config(self) -> EngineConfig:

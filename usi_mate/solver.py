@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ._core import Position, Solver
+from .settings import DEFAULT_HASH_MB
 from .types import MateResult, SearchProgress
 
 
@@ -13,11 +14,13 @@ def solve(
     *,
     time_limit_ms: int | None = None,
     nodes_limit: int | None = None,
-    hash_mb: int = 256,
+    hash_mb: int = DEFAULT_HASH_MB,
     on_progress: Callable[[SearchProgress], None] | None = None,
     root_is_and_node_if_checked: bool = False,
     post_search: str = "MinLength",
     ignore_futile_interpositions: bool = True,
+    certify: bool = False,
+    max_length: int | None = None,
 ) -> MateResult:
     """Search ``position`` for a mate with a fresh table of ``hash_mb`` MB.
 
@@ -27,8 +30,13 @@ def solve(
     the longest defence), "UpperBound" or "None" (the first proof, fastest).
     ``ignore_futile_interpositions`` (default) leaves futile interpositions
     (無駄合) out of the count and the line, as composers do.
-    Returns a :class:`MateResult`; for many problems in a row, keep a
-    :class:`Solver` instead so the table is allocated once.
+    With ``certify``, a "no mate" is checked by replaying an explicit
+    disproof tree without the search's table (``result.certification``).
+    ``max_length``: only mates of at most that many plies count.
+
+    Raises ValueError for malformed position text and bad arguments; see
+    :meth:`Solver.solve` for the result. For many problems in a row, keep a
+    :class:`Solver` (the table is allocated once) or use :func:`solve_many`.
     """
     return Solver(hash_mb).solve(
         position,
@@ -38,4 +46,6 @@ def solve(
         root_is_and_node_if_checked=root_is_and_node_if_checked,
         post_search=post_search,
         ignore_futile_interpositions=ignore_futile_interpositions,
+        certify=certify,
+        max_length=max_length,
     )

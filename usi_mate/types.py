@@ -5,26 +5,37 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-MateStatus = Literal["mate", "nomate", "unknown"]
+MateStatus = Literal["mate", "nomate", "unknown", "invalid"]
+StopReason = Literal["nodes", "time", "stop", "depth", "length", "line"]
 
 
 @dataclass(frozen=True)
-class DisproofCertificate:
-    """An explicit disproof tree rebuilt after a "no mate" (``certify_nodes``).
+class Certification:
+    """Whether a "no mate" was checked independently of the search (``certify=True``).
 
-    ``refutations`` maps every defender position of the tree (SFEN without the
-    move number) to the reply that refutes it; :func:`usi_mate.certify.verify_no_mate`
-    replays it without the search's table. ``status`` is "built", "incomplete"
-    (the walk ran out of nodes or was stopped) or "failed" (a defender position
-    of the claimed disproof has no refutation: ``failed_at``, reached by
-    ``failed_path`` from the root).
+    After a disproof the core rebuilds an explicit disproof tree: for every
+    defender position in it, the reply that refutes the attack
+    (``refutations``: SFEN without move number -> USI move).
+    :func:`usi_mate.certify.verify_no_mate` replays the tree with a move
+    generator and plain recursion, without the search's table, hands or
+    superiority. ``status``:
+
+    - ``"certified"``: the tree was replayed and proves that no mate exists;
+    - ``"refuted"``: the tree does not hold (``reason`` names the position);
+      the "no mate" is not backed and should be reported as a bug;
+    - ``"incomplete"``: the tree was too large for the node budget, or the
+      search was stopped: nothing was checked.
+
+    ``nodes`` counts the positions replayed (or walked, when no tree could be
+    built) and ``generator`` names the replay's move generator ("cshogi" when
+    installed, else "usi_mate").
     """
 
-    status: Literal["built", "incomplete", "failed"]
-    refutations: dict[str, str] = field(default_factory=dict)
+    status: Literal["certified", "refuted", "incomplete"]
     nodes: int = 0
-    failed_at: str | None = None
-    failed_path: list[str] = field(default_factory=list)
+    generator: str = ""
+    reason: str | None = None
+    refutations: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -33,19 +44,27 @@ class MateResult:
 
     ``status`` is ``"mate"`` (a mate is proven and ``moves`` is a mating line:
     attacker moves and the defender's replies, ending in checkmate), ``"nomate"``
-    (no mate exists, proven) or ``"unknown"`` (a time, node or memory limit or a
-    stop ended the search first, or the position could not be searched: then
-    ``error`` says why).
+    (no mate exists, proven), ``"unknown"`` (no verdict: ``stop_reason`` says
+    why) or ``"invalid"`` (the position cannot be searched: ``error`` says why;
+    never a verdict about the position).
+
+    ``stop_reason`` for "unknown": ``"nodes"`` or ``"time"`` (a limit),
+    ``"stop"`` (Solver.stop), ``"depth"`` (a path reached the 4000-ply cut),
+    ``"length"`` (no mate within ``max_length``), ``"line"`` (a mate is proven
+    but its line could not be rebuilt within the limits). ``line_nodes``: nodes
+    spent rebuilding the line after the proof (included in ``nodes``).
     """
 
     status: MateStatus
     moves: list[str] = field(default_factory=list)
     nodes: int = 0
-    seconds: float = 0.0
+    time_ms: int = 0
     hashfull: int = 0
     error: str | None = None
     min_length_proven: bool = False  # no shorter mate exists (post_search="MinLength" finished)
-    certificate: DisproofCertificate | None = None
+    certification: Certification | None = None  # only for "nomate" with certify=True
+    stop_reason: StopReason | None = None
+    line_nodes: int = 0
 
     @property
     def mate_length(self) -> int | None:
@@ -53,9 +72,14 @@ class MateResult:
         return len(self.moves) if self.status == "mate" else None
 
     @property
+    def seconds(self) -> float:
+        """The search's time in seconds (``time_ms`` / 1000)."""
+        return self.time_ms / 1000
+
+    @property
     def nps(self) -> int:
         """Nodes per second of the search."""
-        return int(self.nodes / self.seconds) if self.seconds > 0 else self.nodes
+        return self.nodes * 1000 // self.time_ms if self.time_ms > 0 else self.nodes
 
 
 @dataclass(frozen=True)
@@ -63,13 +87,22 @@ class SearchProgress:
     """A progress report sent to ``on_progress`` while a search runs."""
 
     nodes: int
-    seconds: float
+    time_ms: int
     hashfull: int
     proof_number: int
     disproof_number: int
     max_ply: int
+    # The shortest-mate post-search so far: the shortest mate found (None before
+    # the first proof) and the length below which no mate exists (None: not known).
+    mate_length: int | None = None
+    shortest_possible: int | None = None
+
+    @property
+    def seconds(self) -> float:
+        """Time so far in seconds (``time_ms`` / 1000)."""
+        return self.time_ms / 1000
 
     @property
     def nps(self) -> int:
         """Nodes per second so far."""
-        return int(self.nodes / self.seconds) if self.seconds > 0 else self.nodes
+        return self.nodes * 1000 // self.time_ms if self.time_ms > 0 else self.nodes

@@ -11,44 +11,50 @@ and acts on ``stop``, ``quit`` and ``isready`` while the search runs. Every line
 through one lock-protected write that flushes, so progress lines from the worker and
 answers from the reader never interleave mid-line.
 
-Answers to ``go mate`` (exactly one ``checkmate`` per accepted ``go mate``):
+Answers to ``go mate`` (exactly one ``checkmate`` per ``go mate``, always):
 
 - ``checkmate <moves>``: a proven mate (preceded by ``info depth N ... score mate N pv``);
-- ``checkmate nomate``: no mate exists (proven), or the position cannot be searched at all
-  (the core rejected it before searching, e.g. the side not to move is in check; an
-  ``info string error: ...`` says why), or the side to move is already checkmated
-  (with RootIsAndNodeIfChecked: there is no move to show);
-- ``checkmate timeout``: anything else: time or node limit, ``stop``, a malformed
-  ``go mate`` argument, an error after the search started, or no hash table.
+- ``checkmate nomate``: no mate exists, proven by a search of that very position (or the
+  side to move is already checkmated, with RootIsAndNodeIfChecked: no move to show);
+- ``checkmate timeout``: no verdict: a time or node limit, ``stop``, or a position that
+  cannot be searched: a rejected ``position`` command (bad SFEN, illegal move) or one
+  that parses but is no tsume (no defender king, the side not to move in check). An
+  ``info string error: ...`` line says which. ``timeout`` is the one answer a GUI
+  cannot mistake for a verdict about the position, so it is never ``nomate``.
 
-A ``go`` that arrives while a search runs is ignored with an ``info string`` (no answer).
+A ``go`` that arrives while a search runs stops that search (which answers first, with
+what it has) and then starts: one answer per ``go``, in order.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from . import __version__
-from ._core import BLACK, Position, Solver
+from ._core import Position, Solver, start_search_thread
+from .memory import hash_limit_mb
 from .options import OPTIONS, EngineConfig, OptionError, OptionValues
-from .types import MateResult, SearchProgress
+from .types import MateResult
+from .usi_answers import answer_lines, mate_info_line, progress_line
+from .usi_commands import GoCommand, PositionCommand, SetOptionCommand, UsiError, printable
+
+__all__ = [
+    "UsiEngine",
+    "run",
+    "GoCommand",
+    "PositionCommand",
+    "SetOptionCommand",
+    "UsiError",
+    "answer_lines",
+    "mate_info_line",
+    "progress_line",
+]
 
 ENGINE_NAME = "usi-mate"
 ENGINE_AUTHOR = "usi-mate developers"
-
-# Times above this are "no limit" in practice (285,000 years) and still fit the core's
-# uint64 and a JavaScript number; larger values are clamped instead of overflowing.
-MAX_TIME_MS = 1 << 53
-# Analysis mode (`go btime ... byoyomi ...`): answer this much before the budget ends so
-# that the GUI's clock, which starts before our process sees `go`, does not flag us.
-ANALYSIS_MARGIN_MS = 100
-ANALYSIS_MIN_MS = 10
 # `stop` waits for the answer before reading the next command: GUIs send `stop`,
 # `position`, `go` back to back, and a `go` that finds the old search still running would
 # be ignored. The core stops within milliseconds; the bound only guards against a hang.
@@ -56,274 +62,7 @@ STOP_WAIT_S = 5.0
 # `quit` must end the process promptly (ShogiHome kills the engine 5 s after `quit`).
 QUIT_WAIT_S = 0.1
 _DEFAULT_HASH_MB = EngineConfig().hash_mb
-# Echoed text in info strings is clipped so junk input cannot flood a GUI's log.
-ECHO_LIMIT = 80
-
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-class UsiError(ValueError):
-    """A malformed command; the message becomes one ``info string`` line."""
-
-
-def _printable(text: str, limit: int = ECHO_LIMIT) -> str:
-    """``text`` made safe for one info line: ASCII, no control characters, clipped."""
-    if len(text) > limit:
-        text = text[:limit] + "..."
-    text = text.encode("ascii", "backslashreplace").decode("ascii")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
-def _parse_ms(token: str | None, what: str) -> int:
-    # One place for every numeric `go` argument: non-negative decimal, clamped.
-    if token is None:
-        raise UsiError(f"{what} needs a number")
-    if len(token) > 30 or not _INTEGER.fullmatch(token):
-        raise UsiError(f"{what} must be a non-negative integer, not {_printable(token, 30)!r}")
-    value = int(token)
-    if value < 0:
-        raise UsiError(f"{what} must be a non-negative integer, not {value}")
-    return min(value, MAX_TIME_MS)
-
-
-# ---------------------------------------------------------------------------
-# Commands as typed values
-
-
-@dataclass(frozen=True)
-class GoCommand:
-    """A parsed ``go`` command.
-
-    ``mate``: ``go mate ...`` (answer with ``checkmate``), else analysis mode (answer with
-    ``bestmove``). ``time_ms``: the mate time limit (None: ``go mate infinite``).
-    ``infinite``/``ponder``: the analysis answer is held until ``stop`` (or ``ponderhit``).
-    The clock fields (``btime`` ...) are milliseconds as the GUI sent them.
-    """
-
-    mate: bool = False
-    time_ms: int | None = None
-    infinite: bool = False
-    ponder: bool = False
-    btime: int | None = None
-    wtime: int | None = None
-    binc: int | None = None
-    winc: int | None = None
-    byoyomi: int | None = None
-    movetime: int | None = None
-    nodes: int | None = None
-
-    _CLOCK_FIELDS = ("btime", "wtime", "binc", "winc", "byoyomi", "movetime", "nodes")
-
-    @classmethod
-    def parse(cls, args: list[str]) -> GoCommand:
-        """Parse the tokens after ``go``. Raises :class:`UsiError` when malformed."""
-        values: dict[str, object] = {}
-        i = 0
-        while i < len(args):
-            token = args[i]
-            if token == "mate":
-                values["mate"] = True
-                arg = args[i + 1] if i + 1 < len(args) else None
-                if arg is None or arg == "infinite":
-                    # A bare `go mate` is read as infinite rather than rejected: the GUI
-                    # is waiting for an answer either way, and stop/quit still work.
-                    values["time_ms"] = None
-                else:
-                    # `go mate 0` would mean "no limit" to the core; the GUI means "now".
-                    values["time_ms"] = max(1, _parse_ms(arg, "go mate"))
-                i += 2
-            elif token in ("infinite", "ponder"):
-                values[token] = True
-                i += 1
-            elif token in cls._CLOCK_FIELDS:
-                values[token] = _parse_ms(args[i + 1] if i + 1 < len(args) else None, token)
-                i += 2
-            elif token == "depth":
-                _parse_ms(args[i + 1] if i + 1 < len(args) else None, token)
-                i += 2  # a mate search has no depth limit: accepted and ignored
-            else:
-                raise UsiError(f"unknown go parameter {_printable(token, 30)!r}")
-        if not values.get("mate") and not any(k in values for k in cls._CLOCK_FIELDS):
-            # Bare `go` (or `go ponder`): like UCI engines, search until `stop`.
-            values["infinite"] = True
-        return cls(**values)  # type: ignore[arg-type]
-
-    @property
-    def holds_answer(self) -> bool:
-        """True when USI forbids answering before ``stop``/``ponderhit`` (analysis mode)."""
-        return not self.mate and (self.infinite or self.ponder)
-
-    def analysis_budget_ms(self, turn: int) -> int | None:
-        """Time for an analysis-mode search with the side ``turn`` to move, or None for none.
-
-        ``movetime`` wins; else a twentieth of the remaining time plus increment plus
-        byoyomi, less a safety margin.
-        """
-        if self.infinite:
-            return None
-        if self.movetime is not None:
-            return max(1, self.movetime)
-        clock = (self.btime, self.binc) if turn == BLACK else (self.wtime, self.winc)
-        if clock[0] is None and clock[1] is None and self.byoyomi is None:
-            return None
-        budget = (clock[0] or 0) // 20 + (clock[1] or 0) + (self.byoyomi or 0)
-        return max(ANALYSIS_MIN_MS, budget - ANALYSIS_MARGIN_MS)
-
-
-@dataclass(frozen=True)
-class SetOptionCommand:
-    """A parsed ``setoption name <name> [value <value>]`` (the value keeps inner spaces)."""
-
-    name: str
-    value: str | None
-
-    _SYNTAX = re.compile(r"name\s+(?P<name>.+?)(?:\s+value(?:\s+(?P<value>.*?))?)?\s*")
-
-    @classmethod
-    def parse(cls, rest: str) -> SetOptionCommand:
-        """Parse the text after ``setoption``. Raises :class:`UsiError` when malformed."""
-        m = cls._SYNTAX.fullmatch(rest.strip())
-        if m is None:
-            raise UsiError("setoption: expected 'setoption name <name> [value <value>]'")
-        return cls(name=m.group("name"), value=m.group("value"))
-
-
-@dataclass(frozen=True)
-class PositionCommand:
-    """A parsed ``position startpos|sfen <sfen> [moves ...]``: the position it sets."""
-
-    position: Position
-
-    @classmethod
-    def parse(cls, rest: str) -> PositionCommand:
-        """Build the position. Raises :class:`UsiError` with the reason when malformed/illegal."""
-        if not rest.strip():
-            raise UsiError("position: expected 'startpos' or 'sfen <sfen>' [moves ...]")
-        if not rest.isascii():
-            raise UsiError("position: non-ASCII characters in the position")
-        try:
-            return cls(Position(rest))
-        except ValueError as e:
-            raise UsiError(f"position: {_printable(str(e), 200)}") from None
-
-
-# ---------------------------------------------------------------------------
-# Formatting
-
-
-def _stats(seconds: float, nodes: int, nps: int, hashfull: int) -> str:
-    return f"time {int(seconds * 1000)} nodes {nodes} nps {nps} hashfull {hashfull}"
-
-
-def progress_line(p: SearchProgress) -> str:
-    """The periodic ``info`` line: time, nodes, nps, hashfull and the root's pn/dn."""
-    return (
-        f"info {_stats(p.seconds, p.nodes, p.nps, p.hashfull)} "
-        f"string pn {p.proof_number} dn {p.disproof_number}"
-    )
-
-
-def mate_info_line(res: MateResult) -> str:
-    """The ``info depth N seldepth N ... score mate N pv ...`` line of a proven mate.
-
-    N is the number of plies. It is negative when the line has an even length: then the
-    side to move is the one being mated (RootIsAndNodeIfChecked), as USI scores go.
-    """
-    n = len(res.moves)
-    score = n if n % 2 else -n
-    return (
-        f"info depth {n} seldepth {n} {_stats(res.seconds, res.nodes, res.nps, res.hashfull)}"
-        f" score mate {score} pv {' '.join(res.moves)}"
-    )
-
-
-def answer_lines(
-    command: GoCommand, res: MateResult | None, *, stats_reported: bool = False
-) -> list[str]:
-    """Every line that ends a search: info lines, then ``checkmate ...`` or ``bestmove ...``.
-
-    ``res`` is None when the search itself failed (an internal error already reported).
-    ``stats_reported``: progress reports were on, and the core's last report already gave
-    the final time/nodes/hashfull, so a search without mate adds no statistics line.
-    """
-    if res is None:
-        return ["checkmate timeout" if command.mate else "bestmove resign"]
-    if res.status == "mate" and res.moves:
-        return [
-            mate_info_line(res),
-            f"checkmate {' '.join(res.moves)}" if command.mate else f"bestmove {res.moves[0]}",
-        ]
-    lines = []
-    if res.error:
-        lines.append(f"info string error: {_printable(res.error, 200)}")
-    if not stats_reported:
-        lines.append(f"info {_stats(res.seconds, res.nodes, res.nps, res.hashfull)}")
-    if res.status == "mate":
-        lines.append("info string the side to move is already checkmated")
-    if not command.mate:
-        if res.status == "nomate":
-            lines.append("info string no mate")
-        elif not res.error:
-            lines.append("info string no mate found within the limits")
-        return lines + ["bestmove resign"]
-    # res.nodes == 0 with an error: the core refused the position before searching.
-    no_mate = res.status != "unknown" or (res.error is not None and res.nodes == 0)
-    return lines + ["checkmate nomate" if no_mate else "checkmate timeout"]
-
-
-# ---------------------------------------------------------------------------
-# Memory
-
-
-def available_memory_mb() -> int | None:
-    """Memory the machine can give us now, in MB, or None when the OS does not say."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) // 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    if sys.platform == "win32":
-        try:
-            import ctypes
-
-            class _MemoryStatus(ctypes.Structure):
-                _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong)] + [
-                    (n, ctypes.c_ulonglong)
-                    for n in (
-                        "total_phys",
-                        "avail_phys",
-                        "total_page",
-                        "avail_page",
-                        "total_virtual",
-                        "avail_virtual",
-                        "avail_ext_virtual",
-                    )
-                ]
-
-            status = _MemoryStatus()
-            status.length = ctypes.sizeof(status)
-            if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
-                return status.avail_phys >> 20
-        except (OSError, AttributeError):
-            pass
-    try:  # macOS and other POSIX: total physical memory, better than nothing
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") >> 20
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def hash_limit_mb(current_mb: int) -> int | None:
-    """The largest table we dare allocate, or None when unknown.
-
-    The core frees the old table before allocating the new one, so its size counts as
-    available. 10% headroom: a table that fills the last free page sends Linux into the
-    OOM killer (which may pick the GUI) rather than failing the allocation cleanly.
-    """
-    available = available_memory_mb()
-    return None if available is None else max(1, int((available + current_mb) * 0.9))
+_DEFAULT_HASH_MB = EngineConfig().hash_mb
 
 
 # ---------------------------------------------------------------------------
@@ -366,7 +105,10 @@ class UsiEngine:
         # One Solver for the engine's life: its table is allocated once (at isready or the
         # first go) and reused, so thousands of `go mate` keep memory flat.
         self._solver: Solver | None = None
-        self._position = Position()
+        self._position: Position | None = Position()
+        # Why the last `position` was rejected (then _position is None): a go must not
+        # answer for the previous problem, which the GUI would play on the new board.
+        self._position_error: str | None = None
         self._search: _Search | None = None
         self.quit_requested = False
         self._handlers: dict[str, Callable[[str, list[str]], None]] = {
@@ -410,14 +152,14 @@ class UsiEngine:
         name, rest = parts[0], (parts[1] if len(parts) > 1 else "")
         handler = self._handlers.get(name)
         if handler is None:
-            self.info_string(f"unknown command {_printable(line.strip())}")
+            self.info_string(f"unknown command {printable(line.strip())}")
             return
         try:
             handler(rest, rest.split())
         except UsiError as e:
             self.info_string(str(e))
         except Exception as e:  # noqa: BLE001 - a bug must not kill the GUI's engine
-            self.info_string(f"internal error: {type(e).__name__}: {_printable(str(e), 200)}")
+            self.info_string(f"internal error: {type(e).__name__}: {printable(str(e), 200)}")
 
     def serve(self, stdin: Iterable[str]) -> None:
         """Handle lines until ``quit`` or the end of input (which counts as ``quit``)."""
@@ -456,12 +198,12 @@ class UsiEngine:
         command = SetOptionCommand.parse(rest)
         option = self._options.option(command.name)
         if option is None:
-            raise UsiError(f"setoption: unknown option {_printable(command.name)!r}")
+            raise UsiError(f"setoption: unknown option {printable(command.name)!r}")
         kept = option.format(self._options.get(option.name))
         try:
             self._options.set(option.name, command.value)
         except OptionError as e:
-            raise UsiError(f"setoption: {_printable(str(e), 200)}; keeping {kept}") from None
+            raise UsiError(f"setoption: {printable(str(e), 200)}; keeping {kept}") from None
         # Applied at the next isready (or go): resizing the table here could stall the
         # reader for seconds and must not happen while a search uses it.
 
@@ -483,13 +225,19 @@ class UsiEngine:
     def _position_command(self, rest: str, args: list[str]) -> None:
         try:
             self._position = PositionCommand.parse(rest).position
+            self._position_error = None
         except UsiError as e:
-            raise UsiError(f"{e}; keeping the previous position") from None
+            self._position = None
+            self._position_error = str(e)
+            raise UsiError(f"{e}; the next go answers without searching") from None
 
     def _go(self, rest: str, args: list[str]) -> None:
         if self.searching:
-            self.info_string("go ignored: a search is already running (send stop first)")
-            return
+            # A GUI race or piped commands: the running search answers its own go
+            # first (stopped, with what it has), then this one starts.
+            self._stop("", [])
+            if self.searching:
+                self.info_string("internal error: the previous search did not stop")
         try:
             command = GoCommand.parse(args)
         except UsiError as e:
@@ -497,11 +245,15 @@ class UsiEngine:
             self.info_string(f"go: {e}")
             self.write("checkmate timeout" if "mate" in args else "bestmove resign")
             return
+        if self._position is None:
+            self.info_string(f"error: no position to search: {self._position_error}")
+            self.write(answer_lines(command, None)[-1])
+            return
         self._apply_config()
         solver = self._solver
         if solver is None:
             self.info_string("no hash table could be allocated; lower USI_Hash")
-            self.write(answer_lines(command, None)[0])
+            self.write(answer_lines(command, None)[-1])
             return
         config = self._config
         position = self._position
@@ -516,19 +268,16 @@ class UsiEngine:
         )
         # arm() before the thread exists: a stop read right after this go is never lost.
         solver.arm()
-        search.thread = threading.Thread(
-            target=self._run_search, args=(solver, search), name="usi-mate-search", daemon=True
-        )
         with self._state_lock:
             self._search = search
         try:
-            search.thread.start()
+            search.thread = start_search_thread(self._run_search, (solver, search))
         except RuntimeError as e:  # no thread to be had: answer now rather than never
             with self._state_lock:
                 self._search = None
-            solver.stop()
+            solver.disarm()
             self.info_string(f"internal error: cannot start the search thread: {e}")
-            self.write(answer_lines(command, None)[0])
+            self.write(answer_lines(command, None)[-1])
 
     def _stop(self, rest: str, args: list[str]) -> None:
         search = self._interrupt()
@@ -573,6 +322,7 @@ class UsiEngine:
                 search.sfen,
                 time_limit_ms=search.time_ms,
                 nodes_limit=search.nodes,
+                max_length=search.command.depth,
                 on_progress=(lambda p: self.write(progress_line(p))) if interval else None,
                 progress_interval_ms=interval,
                 root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,
@@ -580,7 +330,7 @@ class UsiEngine:
                 ignore_futile_interpositions=search.config.ignore_futile_interpositions,
             )
         except Exception as e:  # noqa: BLE001 - the GUI still gets its one answer
-            self.info_string(f"internal error: {type(e).__name__}: {_printable(str(e), 200)}")
+            self.info_string(f"internal error: {type(e).__name__}: {printable(str(e), 200)}")
             res = None
         if search.command.holds_answer:
             search.release.wait()

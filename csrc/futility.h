@@ -1,0 +1,53 @@
+// Futile interpositions (無駄合; docs/FUTILE.md): the memo that keeps every
+// judgement of one solve() consistent. The judgement itself is
+// Solver::is_futile_drop (futility.cpp): it needs the search.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hand.h"
+
+namespace usi_mate {
+
+// A futility check is a capped sub-search: a plain capture-and-mate takes df-pn
+// a few hundred nodes, so a capture line that needs more than this is counted
+// as real resistance.
+constexpr uint64_t kFutilityNodeCap = 3000;
+
+// Futility decisions of one solve() call, so that every question about the same
+// drop gets the same answer: the length search and the line extraction must
+// agree, and a capped sub-search could otherwise say "not futile" once and,
+// after the table learnt more, "futile" later. Direct-mapped, 2^16 entries; a
+// new generation (one per solve) forgets everything in O(1).
+class FutilityMemo {
+ public:
+  FutilityMemo() : slots_(kSize) {}
+  void clear() { generation_ = (generation_ + 0x9e3779b97f4a7c15ULL) | 1; }
+  // 1 futile, 0 not futile, -1 not known.
+  int get(uint64_t key, Hand* hand) const {
+    const Slot& s = slots_[index(key)];
+    if (s.key != (key ^ generation_)) return -1;
+    *hand = s.hand;
+    return s.futile;
+  }
+  void put(uint64_t key, bool futile, Hand hand) {
+    Slot& s = slots_[index(key)];
+    s.key = key ^ generation_;
+    s.futile = futile;
+    s.hand = hand;
+  }
+
+ private:
+  static constexpr uint32_t kSize = 1u << 16;
+  uint32_t index(uint64_t key) const { return uint32_t((key ^ generation_) >> 32) & (kSize - 1); }
+  struct Slot {
+    uint64_t key = 0;
+    Hand hand = 0;
+    int futile = 0;
+  };
+  std::vector<Slot> slots_;
+  uint64_t generation_ = 1;
+};
+
+}  // namespace usi_mate

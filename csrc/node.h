@@ -1,0 +1,49 @@
+// The data of one node of the df-pn search: its children as cached between
+// MID iterations (ChildNode, in a per-ply SearchFrame) and the values a MID
+// call hands back to its parent (NodeValue). Also the length arithmetic of
+// bounded searches ("is there a mate within `budget` plies?").
+#pragma once
+
+#include <cstdint>
+
+#include "hand.h"
+#include "mix.h"
+#include "movegen.h"
+#include "tt.h"
+
+namespace usi_mate {
+
+// One child of a node, cached in the node's frame between iterations.
+struct ChildNode {
+  Move move;
+  uint32_t pn, dn;
+  Hand hand;               // proof hand if pn == 0, disproof hand if dn == 0
+  uint16_t mate_len;       // proven: mate length; disproven: shortest possible mate length
+  uint8_t path_dependent;  // disproven only because of a repetition on the path
+  uint8_t delayed;         // an interposing drop not expanded yet (see Solver::expand)
+  uint8_t futile;          // a futile interposition: proven, and its length does not count
+};
+
+// A ply's moves and children, ~14 KB: created once per new maximum depth and
+// reused, so the search loop never allocates.
+struct SearchFrame {
+  uint16_t budget;  // mates longer than this many plies do not count at this node
+  MoveList moves;
+  ChildNode child[MAX_MOVES];
+};
+
+// Values a MID call returns to its parent.
+struct NodeValue {
+  uint32_t pn, dn;
+  Hand hand;
+  uint16_t mate_len;
+  bool path_dependent;
+};
+
+// One ply more; LEN_INF and the unbounded budget stay where they are.
+inline uint16_t add_len(uint16_t len) { return len >= BUDGET_NONE ? len : uint16_t(len + 1); }
+inline uint16_t child_budget(uint16_t b) { return b >= BUDGET_NONE ? b : uint16_t(b - 1); }
+// Repetition-table keys are per budget: a path-dependent "no mate within b" says nothing about b + 2.
+inline uint64_t budget_salt(uint16_t b) { return b >= BUDGET_NONE ? 0 : mix64(b + 0x9e37ULL); }
+
+}  // namespace usi_mate

@@ -1,0 +1,156 @@
+// After the first proof: the shortest mate (PostSearchLevel::MinLength) and
+// the mating line, within the caller's limits.
+#include <algorithm>
+
+#include "solver.h"
+
+namespace usi_mate {
+
+namespace {
+
+// The exact line (a proven longest defence at every AND node) may need
+// searches of its own: up to 4x the nodes of the search so far, at least 10 M.
+constexpr uint64_t kExactLineMinNodes = 10000000;
+// The first effort cap of a shortest-mate attempt (it starts at the first
+// proof's size, doubling while attempts settle nothing): 100 k nodes are
+// ~30 ms, below which caps only add restarts.
+constexpr uint64_t kMinAttemptNodes = 100000;
+// The fallback lines (read off the table, searching only for lost entries)
+// must still answer a proven mate after a limit or stop(): they may overrun a
+// node limit by 5% plus one clock-check interval (1024 nodes), a time limit by
+// 5% plus SearchMonitor::kGraceTime. Reading a line off the table costs no
+// nodes at all unless entries were replaced (measured in docs/USI.md).
+constexpr uint64_t kGraceNodes = SearchMonitor::kCheckInterval;
+constexpr auto kGraceTime = SearchMonitor::kGraceTime;
+// Without caller limits, the fallbacks stop after 2 M and 10 M nodes.
+constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
+
+}  // namespace
+
+// Rebuilds the line into `line` within the current budget; the scope that sets
+// that budget is the caller's.
+bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line) {
+  line.clear();
+  spare_memo_.clear();
+  return extract_line(0, root_key, budget, exact, tie_break, line);
+}
+
+void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& result) {
+  const SearchLimits& limits = limits_;
+  using Clock = SearchMonitor::Clock;
+  uint64_t line_nodes = 0;
+  // A budget of its own for reading a line: it must answer a proven mate after
+  // a limit or stop() too, so it may overrun the caller's limits by the grace
+  // (and a stop() before or during it shrinks it to the grace).
+  auto grace_scope = [&](uint64_t own_nodes) {
+    uint64_t cap = nodes_ + own_nodes;
+    Clock::time_point deadline = Clock::time_point::max();
+    if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
+    if (limits.time_ms)
+      deadline = std::max(monitor_.caller_deadline() + std::chrono::milliseconds(limits.time_ms / 20), Clock::now()) +
+                 kGraceTime;
+    return monitor_.own(cap, deadline, false);
+  };
+
+  // 1. The first proof's own line, read off the table at once: every node of
+  // the proof is still there, so this costs no search (unless entries were
+  // replaced). Read without futility judgements (each may need a capped
+  // sub-search): a valid mating line that may count futile interpositions,
+  // the answer whenever what follows is cut short.
+  std::vector<Move> first_line;
+  bool have_first;
+  {
+    uint64_t before = nodes_;
+    auto scope = grace_scope(kFallbackNodes[1]);
+    bool futile_mode = futile_mode_;
+    futile_mode_ = false;
+    have_first = rebuild_line(root_key, BUDGET_NONE, false, false, first_line);
+    futile_mode_ = futile_mode;
+    line_nodes += nodes_ - before;
+  }
+
+  // 2. The shortest mate, anytime. "Is there a mate within b?" either proves
+  // one (the upper bound `best` drops to its length) or proves there is none
+  // (the lower bound `lo` rises to b); budgets keep the parity of the length.
+  // Each attempt has an effort cap. A round first steps down (b = best - 2:
+  // composed problems are usually found within a few plies of their length,
+  // and finding a mate is far cheaper than refuting all of them), then probes
+  // halfway between lo and best (muso-001: 27 plies found first, 11 the
+  // answer: small budgets are cheap to settle either way). A round that
+  // settles nothing doubles the effort. Bisecting alone spent zukou-017's
+  // whole minute refuting "mate within 31" (300 M nodes, unfinished) while a
+  // 41-ply mate was one step below the first proof's 43.
+  uint16_t best = first_len;
+  bool minimal = false;
+  mate_len_upper_ = best;
+  if (limits.post_search == PostSearchLevel::MinLength) {
+    int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
+    uint64_t effort = std::max<uint64_t>(nodes_, kMinAttemptNodes);
+    auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
+      NodeValue w;
+      {
+        auto scope = monitor_.nested(nodes_, effort);
+        w = prove(0, root_key, uint16_t(b));
+      }
+      if (w.pn == 0) {
+        best = std::min<uint16_t>(best, w.mate_len);
+        mate_len_upper_ = best;
+        report_progress();
+        return 1;
+      }
+      if (w.dn == 0 && !depth_cut_) {
+        lo = b;
+        mate_len_lower_ = uint16_t(lo + 2);
+        report_progress();
+        return -1;
+      }
+      return 0;
+    };
+    while (!monitor_.caller_budget_spent() && int(best) - 2 > lo) {
+      if (attempt(int(best) - 2) != 0) continue;
+      if (monitor_.caller_budget_spent()) break;
+      bool progress = false;
+      if (int(best) - 4 > lo) {
+        int candidates = (int(best) - 4 - lo) / 2;  // budgets lo+2 .. best-4
+        progress = attempt(lo + 2 * ((candidates + 1) / 2)) != 0;
+      }
+      if (!progress) effort *= 2;
+    }
+    minimal = int(best) - 2 <= lo;
+  }
+
+  // 3. The line of that length: exact (a proven longest defence at every AND
+  // node, within the caller's limits) when the minimum is proven, else the
+  // longest defences the table records within the bound.
+  bool ok = false, exact = false;
+  uint64_t before = nodes_;
+  if (minimal) {
+    auto scope = monitor_.nested(nodes_, std::max<uint64_t>(4 * nodes_, kExactLineMinNodes));
+    ok = exact = rebuild_line(root_key, best, true, true, result.pv);
+  }
+  if (!ok && limits.post_search != PostSearchLevel::None) {
+    auto scope = grace_scope(kFallbackNodes[0]);
+    ok = rebuild_line(root_key, best, false, false, result.pv);
+  }
+  line_nodes += nodes_ - before;
+  if (!ok && have_first) {
+    result.pv = first_line;
+    ok = true;
+  }
+  result.line_nodes = line_nodes;
+  root_pn_ = 0;
+  root_dn_ = PN_INF;
+  if (ok) {
+    result.status = MateStatus::Mate;
+    // The shortest mate is proven and the line follows the composers' choices (a defence
+    // without spare pieces may make it shorter than `best`).
+    result.min_length_proven = exact;
+  } else {
+    result.pv.clear();
+    result.status = MateStatus::Unknown;
+    result.stop_reason = StopReason::LineBudget;
+    result.error = "a mate is proven but its line could not be rebuilt within the limits";
+  }
+}
+
+}  // namespace usi_mate

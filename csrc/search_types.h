@@ -1,0 +1,98 @@
+// The public contract of the mate search: what a caller asks (SearchLimits),
+// what it hears while the search runs (SearchProgress) and what comes back
+// (SearchResult, saying why the search ended). Plain data, no behaviour.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "types.h"
+
+namespace usi_mate {
+
+enum class MateStatus : int {
+  Unknown = 0,  // no verdict: a limit, stop(), or a line that could not be rebuilt
+  Mate = 1,     // a mate is proven; the result holds a mating line
+  NoMate = 2,   // no mate exists (proven)
+  Invalid = 3,  // the position cannot be searched (SearchResult::error says why)
+};
+
+// Why a search ended before its verdict (None: it reached one, or was invalid).
+enum class StopReason : int {
+  None = 0,
+  NodeLimit = 1,    // SearchLimits::nodes
+  TimeLimit = 2,    // SearchLimits::time_ms
+  Stopped = 3,      // Solver::stop()
+  DepthLimit = 4,   // a path reached SearchLimits::max_ply: a "no mate" could rest on the cut
+  LengthLimit = 5,  // no mate within SearchLimits::max_length plies (a longer one may exist)
+  LineBudget = 6,   // a mate is proven but its line could not be rebuilt within the limits
+};
+
+// What to do after the first proof (KomoringHeights' PostSearchLevel).
+enum class PostSearchLevel : int {
+  None = 0,        // report the first proof's line
+  UpperBound = 1,  // a line as long as the proven upper bound of the mate length
+  MinLength = 2,   // keep searching until the shortest mate (longest defence) is proven
+};
+
+struct SearchLimits {
+  uint64_t nodes = 0;    // 0 = no limit
+  uint64_t time_ms = 0;  // 0 = no limit
+  bool root_is_and_node_if_checked = false;
+  int max_ply = 4000;  // deeper paths are cut; a "no mate" that relied on a cut becomes unknown
+  // Only mates of at most this many plies count (USI `go depth N`); 0 = any length.
+  // "No mate within N" is not "no mate": it ends as Unknown with StopReason::LengthLimit.
+  int max_length = 0;
+  PostSearchLevel post_search = PostSearchLevel::MinLength;
+  // Futile interpositions (無駄合, see docs/FUTILE.md) are not counted as
+  // resistance by the shortest-mate search; false counts every legal reply.
+  bool ignore_futile_interpositions = true;
+  // After a "no mate", rebuild a disproof certificate walking at most this
+  // many positions, re-searched nodes included (0: none).
+  uint64_t certify_nodes = 0;
+};
+
+struct SearchProgress {
+  uint64_t nodes;
+  uint64_t time_ms;
+  int hashfull;
+  uint32_t root_pn, root_dn;
+  int max_ply_reached;
+  // The shortest-mate post-search so far: the shortest mate found (0: none
+  // yet) and the length below which no mate exists (proven; 0: not known).
+  uint16_t mate_len_upper, mate_len_lower;
+};
+
+using ProgressFn = void (*)(void* ctx, const SearchProgress& progress);
+
+// An explicit disproof tree rebuilt after a "no mate" (SearchLimits::certify_nodes):
+// for every defender position of the tree, the reply that refutes it. A
+// checker that knows nothing of the table (usi_mate.certify) replays it: at
+// attacker nodes every check, at defender nodes the recorded reply, down to
+// positions with no check or repetitions of positions on the path.
+struct DisproofCertificate {
+  enum Status : int { None = 0, Built = 1, Incomplete = 2, Failed = 3 };
+  Status status = None;
+  std::vector<std::pair<std::string, Move>> refutations;  // defender position (SFEN) -> reply
+  uint64_t nodes = 0;                                     // positions walked plus nodes re-searched
+  std::string failed_at;                                  // Failed: a defender position with no refutation found
+  std::vector<Move> failed_path;                          // Failed: the moves from the root to it
+};
+
+struct SearchResult {
+  MateStatus status = MateStatus::Unknown;
+  StopReason stop_reason = StopReason::None;
+  std::vector<Move> pv;     // the mating line (attacker and defender moves)
+  uint64_t nodes = 0;       // every node of the search, line rebuild included
+  uint64_t line_nodes = 0;  // of which the line rebuild after the proof
+  uint64_t time_ms = 0;
+  int hashfull = 0;
+  int max_ply_reached = 0;
+  std::string error;                // Invalid: why the position cannot be searched; else a note
+  bool min_length_proven = false;   // no shorter mate exists (PostSearchLevel::MinLength finished)
+  DisproofCertificate certificate;  // filled for "no mate" when SearchLimits::certify_nodes > 0
+};
+
+}  // namespace usi_mate

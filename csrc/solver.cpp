@@ -1,0 +1,157 @@
+// The solver facade: which positions can be searched, the phases of solve()
+// (first proof, post-search, certificate) and the result that says how the
+// search ended.
+#include <algorithm>
+
+#include "solver.h"
+
+namespace usi_mate {
+
+namespace {
+
+// Material of the whole position (board and both hands, by unpromoted type and
+// colour-blind) is the same at every node of one search. Salting table keys
+// with it keeps entries of positions from different piece sets apart when one
+// table is reused across problems: the attacker's hand and the board then
+// determine the defender's hand.
+uint64_t material_salt(const Position& pos, Color attacker) {
+  int counts[PIECE_TYPE_NB] = {0};
+  for (Square s = 0; s < SQ_NB; ++s) {
+    Piece p = pos.piece_on(s);
+    if (p != NO_PIECE) ++counts[hand_type(type_of(p)) + (color_of(p) == WHITE && type_of(p) == KING ? 1 : 0)];
+  }
+  for (int c = 0; c < 2; ++c)
+    for (int pt = PAWN; pt < KING; ++pt) counts[pt] += hand_count(pos.hand(Color(c)), PieceType(pt));
+  uint64_t h = 0x6d617465ULL + uint64_t(attacker);
+  for (int pt = 0; pt < PIECE_TYPE_NB; ++pt) h = mix64(h ^ (uint64_t(counts[pt]) << (pt * 3)));
+  return h & ~1ULL;  // keep bit 0: it is the side-to-move bit of the board key
+}
+
+constexpr uint64_t kFutileSalt = 0x5a5a5a5a5a5a5a5aULL;  // bit 0 clear: it is the side-to-move bit
+
+}  // namespace
+
+Solver::Solver(uint64_t hash_mb) {
+  init_core();
+  tt_.resize(hash_mb);
+}
+
+void Solver::resize(uint64_t hash_mb) { tt_.resize(hash_mb); }
+
+void Solver::clear() {
+  tt_.clear();
+  rep_table_.clear();
+}
+
+TTResult Solver::probe(const Position& pos, bool and_root) const {
+  Color attacker = and_root ? ~pos.side_to_move() : pos.side_to_move();
+  // The same salt as the last search used (its futility mode included).
+  uint64_t salt = material_salt(pos, attacker) ^ (futile_mode_ ? kFutileSalt : 0);
+  uint64_t key = TranspositionTable::fix_key(pos.board_key() ^ salt);
+  return tt_.probe(key, pos.hand(attacker));
+}
+
+std::string Solver::unsearchable(const Position& pos, Color attacker) {
+  // The side not to move must not be in check: its king could be captured.
+  Color mover = pos.side_to_move();
+  Square idle_king = pos.king_square(~mover);
+  if (idle_king != SQ_NONE && pos.attackers_to(mover, idle_king))
+    return "the side not to move is in check (its king could be captured)";
+  // A tsume needs the defender's king; the attacker's is optional.
+  if (pos.king_square(~attacker) == SQ_NONE)
+    return std::string("the defender (") + (~attacker == BLACK ? "black" : "white") + ") has no king to mate";
+  return "";
+}
+
+void Solver::on_tick(void* self) { static_cast<Solver*>(self)->report_progress(); }
+
+void Solver::report_progress() {
+  if (!progress_fn_) return;
+  SearchProgress p;
+  p.nodes = nodes_;
+  p.time_ms = monitor_.elapsed_ms();
+  p.hashfull = tt_.hashfull();
+  p.root_pn = root_pn_;
+  p.root_dn = root_dn_;
+  p.max_ply_reached = max_ply_reached_;
+  p.mate_len_upper = mate_len_upper_;
+  p.mate_len_lower = mate_len_lower_;
+  progress_fn_(progress_ctx_, p);
+}
+
+SearchResult Solver::solve(const std::string& sfen, const SearchLimits& limits) {
+  Position pos;
+  try {
+    pos.set_sfen(sfen);
+  } catch (const std::invalid_argument& e) {
+    SearchResult r;
+    r.status = MateStatus::Invalid;
+    r.error = e.what();
+    return r;
+  }
+  return solve(pos, limits);
+}
+
+SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
+  SearchResult result;
+  limits_ = limits;
+  nodes_ = 0;
+  depth_cut_ = false;
+  max_ply_reached_ = 0;
+  root_pn_ = root_dn_ = 1;
+  mate_len_upper_ = mate_len_lower_ = 0;
+  monitor_.start(limits.nodes, limits.time_ms, &stop_requested_);
+  monitor_.set_tick(&Solver::on_tick, this, progress_fn_ ? progress_interval_ms_ : 0);
+  pos_ = &pos;
+  Color us = pos.side_to_move();
+  attacker_ = pos.in_check() && limits.root_is_and_node_if_checked ? ~us : us;
+  auto finish = [&]() {
+    result.nodes = nodes_;
+    result.time_ms = monitor_.elapsed_ms();
+    result.hashfull = tt_.hashfull();
+    result.max_ply_reached = max_ply_reached_;
+    pos_ = nullptr;
+    return result;
+  };
+  result.error = unsearchable(pos, attacker_);
+  if (!result.error.empty()) {
+    result.status = MateStatus::Invalid;
+    return finish();
+  }
+  futile_mode_ = limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength;
+  // Bounded results differ with and without futility: keep the two kinds apart.
+  salt_ = material_salt(pos, attacker_) ^ (futile_mode_ ? kFutileSalt : 0);
+  path_.clear_if_dirty();
+  rep_table_.clear();
+  futility_memo_.clear();
+  tt_.new_search();
+  uint64_t root_key = pos.full_key();
+  path_.insert(root_key);
+  // `go depth N`: only mates within N plies count (a bounded search from the start).
+  uint16_t root_budget =
+      limits.max_length > 0 ? uint16_t(std::min(limits.max_length, int(BUDGET_NONE) - 1)) : BUDGET_NONE;
+  NodeValue v = prove(0, root_key, root_budget);
+  root_pn_ = v.pn;
+  root_dn_ = v.dn;
+  if (v.pn == 0) {
+    post_search(root_key, v.mate_len, result);
+  } else if (v.dn == 0 && !depth_cut_) {
+    if (root_budget == BUDGET_NONE) {
+      result.status = MateStatus::NoMate;
+      if (limits.certify_nodes) {
+        uint64_t search_nodes = nodes_;
+        certify_no_mate(root_key, result.certificate);
+        nodes_ = search_nodes;  // the result counts the search; the certificate counts its own walk
+      }
+    } else {
+      result.stop_reason = StopReason::LengthLimit;  // no mate within the length: not "no mate"
+    }
+  } else {
+    result.stop_reason = v.dn == 0 ? StopReason::DepthLimit : monitor_.reason();
+  }
+  path_.erase(root_key);
+  report_progress();
+  return finish();
+}
+
+}  // namespace usi_mate

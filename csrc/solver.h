@@ -1,0 +1,127 @@
+// The mate solver: df-pn+ (Nagai 2002) with proof/disproof hands, a superiority
+// transposition table, path-aware repetition handling and the 1+epsilon trick,
+// then the post-search (shortest mate, the mating line) and, on request, a
+// certificate for "no mate".
+//
+// One class, its work split by concept (docs/DFPN.md has the map):
+//   solver.cpp      solve(): validation, phases, result
+//   dfpn.cpp        the MID loop and local expansion (children, initial pn/dn,
+//                   delayed drops, finalize); kept in one translation unit so
+//                   the compiler inlines the hot path
+//   futility.cpp    futile interpositions
+//   post_search.cpp shortest mate (length bisection) and line rebuild strategy
+//   mate_line.cpp   extracting the mating line from the table
+//   certify.cpp     disproof certificates
+// Limits and nested budgets live in SearchMonitor (monitor.h); the core never
+// prints: progress goes through a callback.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "futility.h"
+#include "monitor.h"
+#include "movegen.h"
+#include "node.h"
+#include "position.h"
+#include "proof_hand.h"
+#include "repetition.h"
+#include "search_types.h"
+#include "tt.h"
+
+namespace usi_mate {
+
+class Solver {
+ public:
+  explicit Solver(uint64_t hash_mb = 256);
+  void resize(uint64_t hash_mb);
+  void clear();
+  // Blocks until the search ends. Thread-safe against stop() from another thread.
+  SearchResult solve(const std::string& sfen, const SearchLimits& limits);
+  SearchResult solve(Position& pos, const SearchLimits& limits);
+  void stop() { stop_requested_.store(true, std::memory_order_relaxed); }
+  // Clears a stop request. solve() does not, so that a stop() arriving between
+  // arming a search and its start is not lost.
+  void reset_stop() { stop_requested_.store(false, std::memory_order_relaxed); }
+  void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms) {
+    progress_fn_ = fn;
+    progress_ctx_ = ctx;
+    progress_interval_ms_ = interval_ms;
+  }
+  int hashfull() const { return tt_.hashfull(); }
+  // The table's knowledge of a position, searched with the side to move
+  // attacking (or defending, with and_root) in the last search's futility
+  // mode: for tests and tools.
+  TTResult probe(const Position& pos, bool and_root) const;
+  uint64_t hash_bytes() const { return tt_.size_bytes(); }
+
+  // Why a position cannot be searched with `attacker` attacking ("" when it can).
+  static std::string unsearchable(const Position& pos, Color attacker);
+
+ private:
+  // dfpn.cpp
+  NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget);
+  // mid() with infinite thresholds: runs until the node is resolved or the budget is spent.
+  NodeValue prove(int ply, uint64_t path_key, uint16_t budget) { return mid(ply, PN_INF, PN_INF, path_key, budget); }
+  void expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n);
+  void init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget);
+  void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
+  void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
+                NodeValue& out);
+  SearchFrame& frame(int ply);
+  uint64_t tt_key() const { return TranspositionTable::fix_key(pos_->board_key() ^ salt_); }
+  Hand attacker_hand() const { return pos_->hand(attacker_); }
+
+  // futility.cpp
+  bool is_futile_drop(int ply, uint64_t path_key, Move drop, Hand* proof_hand);
+  bool only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union);
+
+  // post_search.cpp
+  void post_search(uint64_t root_key, uint16_t first_len, SearchResult& result);
+  bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
+
+  // mate_line.cpp
+  bool extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
+  int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
+
+  // certify.cpp
+  struct CertifyWork;
+  int certify_or(int ply, uint64_t path_key, CertifyWork& w);
+  int certify_and(int ply, uint64_t path_key, CertifyWork& w);
+  void certify_no_mate(uint64_t root_key, DisproofCertificate& out);
+
+  // solver.cpp
+  static void on_tick(void* self);
+  void report_progress();
+
+  TranspositionTable tt_;
+  RepetitionTable rep_table_;
+  FutilityMemo futility_memo_;
+  PathSet path_;
+  SearchMonitor monitor_;
+  std::vector<std::unique_ptr<SearchFrame>> frames_;
+  // Spare pieces at the end of the line from (position, length), for the
+  // defence choice of the exact line (mate_line.cpp); cleared per rebuild.
+  std::unordered_map<uint64_t, int> spare_memo_;
+  Position* pos_ = nullptr;
+  Color attacker_ = BLACK;
+  uint64_t salt_ = 0;
+  uint64_t nodes_ = 0;
+  SearchLimits limits_;
+  std::atomic<bool> stop_requested_{false};
+  bool futile_mode_ = false;  // futility judgements in bounded searches and the line (per solve)
+  bool depth_cut_ = false;    // some path reached max_ply: a "no mate" may rest on the cut
+  int max_ply_reached_ = 0;
+  ProgressFn progress_fn_ = nullptr;
+  void* progress_ctx_ = nullptr;
+  uint64_t progress_interval_ms_ = 0;
+  uint32_t root_pn_ = 1, root_dn_ = 1;
+  uint16_t mate_len_upper_ = 0;  // shortest mate found so far (0: none), for progress reports
+  uint16_t mate_len_lower_ = 0;  // no mate shorter than this is possible (proven)
+};
+
+}  // namespace usi_mate

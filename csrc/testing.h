@@ -1,0 +1,90 @@
+// Testing hooks: the core's small structures and rules with plain types (hands as
+// counts P L N S B R G), so unit tests can check each concept on its own
+// (tests/test_tt.py, test_hand.py, test_proof_hand.py, test_repetition.py,
+// test_futility.py). Nothing here is used by the search.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api.h"
+#include "futility.h"
+#include "hand.h"
+#include "proof_hand.h"
+#include "repetition.h"
+#include "tt.h"
+
+namespace usi_mate {
+namespace testing {
+
+using api::hand_from_counts;
+using api::hand_to_counts;
+
+inline bool hand_superior_or_equal(const std::vector<int>& a, const std::vector<int>& b) {
+  return hand_is_superior_or_equal(hand_from_counts(a), hand_from_counts(b));
+}
+inline std::vector<int> hand_meet(const std::vector<int>& a, const std::vector<int>& b) {
+  return hand_to_counts(hand_min(hand_from_counts(a), hand_from_counts(b)));
+}
+inline std::vector<int> hand_join(const std::vector<int>& a, const std::vector<int>& b) {
+  return hand_to_counts(hand_max(hand_from_counts(a), hand_from_counts(b)));
+}
+
+// Proof-hand rules on a position (the attacker is the side to move at OR nodes,
+// the side not to move at AND nodes).
+inline std::vector<int> hand_before(const Position& pos, const std::string& usi, const std::vector<int>& after) {
+  Move m = api::parse_legal_move(pos, usi);
+  Piece captured = is_drop(m) ? NO_PIECE : pos.piece_on(move_to(m));
+  return hand_to_counts(hand_before_move(hand_from_counts(after), m, captured));
+}
+inline std::vector<int> and_proof_hand(const Position& pos, const std::vector<int>& children_union) {
+  return hand_to_counts(and_node_proof_hand(pos, ~pos.side_to_move(), hand_from_counts(children_union)));
+}
+inline std::vector<int> or_disproof_hand(const Position& pos, const std::vector<int>& children_meet) {
+  return hand_to_counts(or_node_disproof_hand(pos, pos.side_to_move(), hand_from_counts(children_meet)));
+}
+
+struct ProbeResult {
+  uint32_t pn = 0, dn = 0;
+  std::vector<int> hand;
+  uint16_t mate_len = 0;
+  uint32_t amount = 0;
+  bool found = false;
+};
+
+class Table {
+ public:
+  explicit Table(uint64_t mb) { tt_.resize(mb); }
+  void store(uint64_t key, const std::vector<int>& hand, uint32_t pn, uint32_t dn, uint16_t len, uint32_t amount) {
+    tt_.store(TranspositionTable::fix_key(key), hand_from_counts(hand), pn, dn, len, amount);
+  }
+  ProbeResult probe(uint64_t key, const std::vector<int>& hand, uint16_t budget) const {
+    TTResult r = tt_.probe(TranspositionTable::fix_key(key), hand_from_counts(hand), budget);
+    return {r.pn, r.dn, hand_to_counts(r.hand), r.mate_len, r.amount, r.found};
+  }
+  void new_search() { tt_.new_search(); }
+  void clear() { tt_.clear(); }
+  int hashfull() const { return tt_.hashfull(); }
+
+ private:
+  TranspositionTable tt_;
+};
+
+class Futility {
+ public:
+  void put(uint64_t key, bool futile, const std::vector<int>& hand) { memo_.put(key, futile, hand_from_counts(hand)); }
+  // -1 unknown, else 0/1 with the hand in `hand`.
+  int get(uint64_t key, std::vector<int>& hand) const {
+    Hand h = HAND_ZERO;
+    int r = memo_.get(key, &h);
+    hand = hand_to_counts(h);
+    return r;
+  }
+  void clear() { memo_.clear(); }
+
+ private:
+  FutilityMemo memo_;
+};
+
+}  // namespace testing
+}  // namespace usi_mate

@@ -1,0 +1,327 @@
+"""Every "no mate" checkable: disproof certificates, and the rules that once made
+the search claim too much (issue 16).
+
+- Regression positions: small looping positions where a path-dependent "no
+  mate" was reused for another node (the repetition table was keyed by the
+  XOR of ancestors and node together), and FAIRWAY, the published 611-ply
+  mate that was answered "no mate" in 0.1 s.
+- Certification of every "no mate" on random positions (looping king walks
+  and tsume-like positions) and on the problem collections: the core rebuilds
+  an explicit disproof tree, usi_mate.certify replays it with cshogi.
+- The checker itself can fail: tampered or fabricated certificates are refuted.
+- Disproof hands are sound: a position re-solved with the attacker holding
+  exactly the disproof hand the table recorded for it is still not a mate.
+"""
+
+from __future__ import annotations
+
+import random
+
+import cshogi
+import pytest
+from oracle import HAND_ORDER, check_mate_line, load_problems
+from test_movegen_diff import _board_field, _dead_square, random_tsume
+
+import usi_mate
+from usi_mate import Position, Solver
+from usi_mate.certify import canonical_sfen, verify_no_mate
+
+# Found by fuzzing looping positions against the build before the fix: each was
+# answered "no mate" (in 11k-190k nodes) and is a mate (cshogi.DfPn agrees).
+LOOPING_MATES = [
+    "3R5/3GR3g/6k2/3p5/9/7s1/9/9/9 b - 1",
+    "9/5s3/+R8/2k6/R4p3/+P8/+S2N1g3/9/9 b - 1",
+    "4n4/p8/9/1k1+P5/3G5/2B6/3n+R4/9/9 b S 1",
+    "5k2p/2B6/8+S/2+P3g2/2+P1+P+S+B2/9/9/9/9 b - 1",
+    "3g5/5k3/9/7+R1/3+B1l3/4+P1+P2/9/9/9 b - 1",
+]
+
+# FAIRWAY (フェアウェイ), a published 611-ply mate (position as in hkijin/shtsume's
+# test list). KomoringHeights proves it in 158 s with 2 threads.
+FAIRWAY = "l3+P2B+p/k2+rpg+P2/3+p+rPS1n/PP1s4p/3l+p+B1pP/L2n4g/+p4p+N2/5S1s+P/+PL+P+pg+N1G1 b - 1"
+
+
+@pytest.mark.parametrize("sfen", LOOPING_MATES)
+def test_looping_positions_once_called_no_mate_are_mates(sfen):
+    result = Solver(64).solve(sfen, nodes_limit=2_000_000, post_search="None")
+    assert result.status == "mate", result
+    assert check_mate_line(sfen, result.moves, allow_futile_end=False) is None
+
+
+@pytest.mark.parametrize("moves", [[], ["8d8c+", "9b8a"]])
+def test_fairway_is_not_no_mate(moves):
+    # Before the fix: "nomate" after 148,699 nodes (149,324 after the two moves).
+    position = Position(FAIRWAY)
+    for m in moves:
+        position.push_usi(m)
+    result = Solver(64).solve(position, nodes_limit=600_000, post_search="None")
+    assert result.status != "nomate"
+
+
+# ---------------------------------------------------------------------------
+# Random positions
+
+
+def looping_position(rng: random.Random) -> str | None:
+    """A sparse position where the king can walk in circles under check.
+
+    A bare king in its camp, three to seven attacking pieces around it
+    (promoted pawns, golds, sliders), a few defenders, and at most one piece in
+    hand: positions repeat under continuous check all the time, which is what
+    exposes a path-dependent result reused on the wrong path.
+    """
+    squares: dict[tuple[int, int], str] = {}
+    king = (rng.randint(1, 9), rng.randint(1, 4))
+    squares[king] = "k"
+    for pieces, count, spread in (
+        (["+P", "+P", "+P", "G", "G", "+R", "+B", "S", "+S", "L", "N", "R", "B"], (3, 7), (2, 4)),
+        (["p", "p", "l", "s", "g", "n"], (0, 4), (3, 3)),
+    ):
+        for _ in range(rng.randint(*count)):
+            piece = rng.choice(pieces)
+            for _ in range(20):
+                sq = (king[0] + rng.randint(-3, 3), king[1] + rng.randint(-spread[0], spread[1]))
+                if 1 <= sq[0] <= 9 and 1 <= sq[1] <= 9 and sq not in squares:
+                    if not _dead_square(piece, sq[1]):
+                        squares[sq] = piece
+                    break
+    files = [f for (f, _), p in squares.items() if p == "p"]
+    if len(files) != len(set(files)):
+        return None
+    hand = rng.choice(["-", "-", "-", "P", "G", "S", "N", "L", "2P"])
+    sfen = f"{_board_field(squares)} b {hand} 1"
+    try:
+        Position(sfen)  # more pieces of a type than a full set has
+    except ValueError:
+        return None
+    if cshogi.Board(sfen).is_check() or cshogi.Board(sfen.replace(" b ", " w ")).is_check():
+        return None
+    return sfen
+
+
+def tsume_position(rng: random.Random) -> str | None:
+    """A random tsume-like position with the side to move attacking a king."""
+    sfen = random_tsume(rng)
+    if sfen is None:
+        return None
+    board, side = sfen.split()[:2]
+    defender_king = "k" if side == "b" else "K"
+    return sfen if defender_king in board else None
+
+
+def sample(make, seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < count:
+        sfen = make(rng)
+        if sfen is not None:
+            out.append(sfen)
+    return out
+
+
+def check_verdicts(sfens: list[str], nodes: int) -> dict[str, int]:
+    """Solve each position; every "no mate" must be certified, every mate line valid,
+    and cshogi.DfPn must not find a mate where we say there is none."""
+    solver = Solver(64)
+    counts = {"mate": 0, "nomate": 0, "unknown": 0}
+    for sfen in sfens:
+        r = solver.solve(sfen, nodes_limit=nodes, post_search="None", certify=True)
+        counts[r.status] += 1
+        if r.status == "nomate":
+            assert r.certification is not None and r.certification.status == "certified", (sfen, r)
+            dfpn = cshogi.DfPn()
+            assert not dfpn.search(cshogi.Board(sfen)), f"cshogi finds a mate in {sfen}"
+        elif r.status == "mate":
+            assert check_mate_line(sfen, r.moves, allow_futile_end=False) is None, sfen
+    return counts
+
+
+def test_no_mate_on_looping_positions_is_certified():
+    counts = check_verdicts(sample(looping_position, 16, 250), nodes=20_000)
+    # The sample must exercise both verdicts (seeded: 250 positions give ~100 of each).
+    assert counts["nomate"] >= 50 and counts["mate"] >= 50, counts
+
+
+def test_no_mate_on_tsume_like_positions_is_certified():
+    counts = check_verdicts(sample(tsume_position, 17, 250), nodes=20_000)
+    assert counts["nomate"] >= 30 and counts["mate"] >= 50, counts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make", [looping_position, tsume_position])
+def test_no_mate_is_certified_on_many_positions(make):
+    counts = check_verdicts(sample(make, 1016, 4000), nodes=200_000)
+    assert counts["nomate"] >= 500, counts
+
+
+def test_every_no_mate_of_the_collections_is_certified():
+    solver = Solver(64)
+    checked = 0
+    for ident, sfen in load_problems():
+        board = cshogi.Board(sfen)
+        if board.is_check():
+            continue
+        r = solver.solve(sfen, nodes_limit=200_000, post_search="None", certify=True)
+        if r.status == "nomate":
+            assert r.certification.status == "certified", (ident, r.certification)
+            checked += 1
+    assert checked >= 10
+
+
+# ---------------------------------------------------------------------------
+# The checker
+
+
+PERPETUAL = "6R+P1/8k/7sp/9/9/9/9/9/9 b r2b4g3s4n4l16p 1"  # komori: perpetual check, no mate
+
+
+def certified(sfen: str, **options):
+    r = Solver(16).solve(sfen, post_search="None", certify=True, **options)
+    assert r.status == "nomate" and r.certification.status == "certified", r
+    return r.certification
+
+
+@pytest.mark.parametrize("generator", ["cshogi", "usi_mate"])
+def test_perpetual_check_certificate_replays_with_either_generator(generator):
+    refutations = certified(PERPETUAL).refutations
+    check = verify_no_mate(PERPETUAL, refutations, generator=generator)
+    assert check.status == "certified" and check.generator == generator
+
+
+def test_certificate_with_a_missing_refutation_is_refuted():
+    refutations = dict(certified(PERPETUAL).refutations)
+    refutations.pop(next(iter(refutations)))
+    check = verify_no_mate(PERPETUAL, refutations)
+    assert check.status == "refuted" and "no refutation recorded" in check.reason
+
+
+def test_certificate_with_an_illegal_refutation_is_refuted():
+    refutations = {k: "1a1b" for k in certified(PERPETUAL).refutations}
+    check = verify_no_mate(PERPETUAL, refutations)
+    assert check.status == "refuted" and "not legal" in check.reason
+
+
+def test_fabricated_certificate_of_a_mate_is_refuted():
+    # A mate in 3; give every defender position its first legal reply.
+    sfen = "9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1"
+    fake: dict[str, str] = {}
+
+    def fill(position: Position, depth: int) -> None:
+        if depth == 0:
+            return
+        for check in position.check_moves():
+            position.push_usi(check)
+            replies = position.evasions()
+            if replies:
+                fake.setdefault(canonical_sfen(position.sfen()), replies[0])
+                position.push_usi(replies[0])
+                fill(position, depth - 1)
+                position.pop()
+            position.pop()
+
+    fill(Position(sfen), 3)
+    check = verify_no_mate(sfen, fake)
+    assert check.status == "refuted"
+
+
+def test_certificate_budget_gives_incomplete_not_certified():
+    r = Solver(16).solve(PERPETUAL, post_search="None", certify=True, certify_nodes=3)
+    assert r.status == "nomate" and r.certification.status == "incomplete"
+    check = verify_no_mate(PERPETUAL, certified(PERPETUAL).refutations, max_nodes=3)
+    assert check.status == "incomplete"
+
+
+def test_certification_only_when_asked_and_only_for_no_mate():
+    assert Solver(16).solve(PERPETUAL, post_search="None").certification is None
+    mate = Solver(16).solve("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", certify=True)
+    assert mate.status == "mate" and mate.certification is None
+
+
+def test_module_solve_and_solve_many_certify():
+    assert usi_mate.solve(PERPETUAL, certify=True).certification.status == "certified"
+    (r,) = usi_mate.solve_many([PERPETUAL], certify=True)
+    assert r.certification.status == "certified"
+
+
+# ---------------------------------------------------------------------------
+# Disproof hands
+
+
+def with_attacker_hand(sfen: str, hand: dict[str, int], and_root: bool) -> str | None:
+    """The same board with the attacker holding ``hand`` and the defender the rest
+    of the pieces in hand. The pieces off the board stay those of ``sfen`` (a
+    table entry applies to positions of the same material); the attacker's
+    share is capped at what there is."""
+    board, side, hands = sfen.split()[:3]
+    counts = cshogi.Board(sfen).pieces_in_hand  # per colour, in cshogi's order P L N S G B R
+    off_board = {t: counts[0][i] + counts[1][i] for i, t in enumerate("PLNSGBR")}
+    attacker_black = (side == "b") != and_root
+    attacker, defender = {}, {}
+    for t in HAND_ORDER:
+        attacker[t] = min(hand[t], off_board[t])
+        defender[t] = off_board[t] - attacker[t]
+    black, white = (attacker, defender) if attacker_black else (defender, attacker)
+    hands = "".join(f"{n if n > 1 else ''}{t}" for t, n in black.items() if n)
+    hands += "".join(f"{n if n > 1 else ''}{t.lower()}" for t, n in white.items() if n)
+    return f"{board} {side} {hands or '-'} 1"
+
+
+def test_disproof_hands_are_sound():
+    """Every defender and attacker position of a certificate that the table
+    disproves by a hand: re-solved afresh with the attacker holding exactly
+    that hand (the defender the rest), it is still not a mate. This covers the
+    AND-node rule that a refuting drop must stay available (the hand is capped
+    so the defender keeps one such piece)."""
+    solver = Solver(64)
+    fresh = Solver(16)
+    checked = 0
+    for sfen in sample(tsume_position, 23, 200):
+        r = solver.solve(sfen, nodes_limit=20_000, post_search="None", certify=True)
+        if r.status != "nomate" or r.certification.status != "certified":
+            continue
+        for defender_sfen, reply in list(r.certification.refutations.items())[:20]:
+            after = Position(defender_sfen + " 1")
+            after.push_usi(reply)
+            for position, and_root in ((defender_sfen + " 1", True), (after.sfen(), False)):
+                status, hand, _ = solver.probe(position, root_is_and_node=and_root)
+                if status != "disproven":
+                    continue
+                widened = with_attacker_hand(position, hand, and_root)
+                again = fresh.solve(
+                    widened,
+                    nodes_limit=20_000,
+                    post_search="None",
+                    root_is_and_node_if_checked=and_root,
+                )
+                assert again.status != "mate", (position, hand, widened, again.moves)
+                checked += 1
+    assert checked >= 100, checked
+
+
+def test_a_reused_table_gives_the_same_verdicts():
+    """Path-dependent results live only for one search: a table full of other
+    searches' entries must not change a verdict."""
+    sfens = sample(looping_position, 31, 60)
+    alone = [Solver(16).solve(s, nodes_limit=50_000, post_search="None").status for s in sfens]
+    shared = Solver(16)
+    reused = [shared.solve(s, nodes_limit=50_000, post_search="None").status for s in sfens]
+    for s, a, b in zip(sfens, alone, reused):
+        if "unknown" not in (a, b):
+            assert a == b, s
+
+
+def test_and_node_refuted_by_a_drop_keeps_that_piece_for_the_defender():
+    """White's defence to the lance check is a drop. The child after G*1b may be
+    disproven for any attacker hand (here: every piece), but the AND node only
+    for hands that leave White a gold to drop: with all four golds in Black's
+    hand the position has no legal reply and is mate."""
+    sfen = "7lk/7p1/9/9/9/9/9/9/8L w 3Gg 1"
+    full = {"P": 18, "L": 4, "N": 4, "S": 4, "B": 2, "R": 2, "G": 4}
+    from usi_mate._core import _and_node_disproof_hand
+
+    hand = _and_node_disproof_hand(Position(sfen), "G*1b", full)
+    assert hand == {**full, "G": 3}
+    # A moved interposition or a king move needs no piece from the hand.
+    assert _and_node_disproof_hand(Position("7lk/8p/9/9/9/9/9/9/8L w 3Gg 1"), "1a2b", full) == full
+    all_golds = "7lk/7p1/9/9/9/9/9/9/8L w 4G 1"
+    assert Solver(16).solve(all_golds, root_is_and_node_if_checked=True).status == "mate"

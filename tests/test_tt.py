@@ -1,0 +1,97 @@
+"""The transposition table on its own (csrc/tt.h): superiority lookups,
+length budgets, unknown-entry estimates, replacement and generations."""
+
+from __future__ import annotations
+
+from usi_mate._core import _TranspositionTable
+
+INF = 0x3FFFFFFF  # PN_INF
+NONE = 0xFFFE  # BUDGET_NONE
+LEN_INF = 0xFFFF
+ZERO = dict.fromkeys("PLNSBRG", 0)
+
+
+def hand(**counts):
+    return {**ZERO, **counts}
+
+
+def test_a_proof_applies_to_every_superior_hand():
+    tt = _TranspositionTable()
+    tt.store(42, hand(G=1), 0, INF, mate_len=3)
+    assert tt.probe(42, hand(G=1))[:2] == (0, INF)
+    assert tt.probe(42, hand(G=2, P=5))[:2] == (0, INF)
+    pn, dn, proof, *_ = tt.probe(42, hand(G=2, P=5))
+    assert proof == hand(G=1)  # the proof hand, not the probe's
+    assert not tt.probe(42, hand(S=1))[5]  # no gold: nothing known
+
+
+def test_a_disproof_applies_to_every_inferior_hand():
+    tt = _TranspositionTable()
+    tt.store(7, hand(G=2, P=3), INF, 0, mate_len=LEN_INF)
+    assert tt.probe(7, hand(G=1))[:2] == (INF, 0)
+    assert tt.probe(7, hand())[:2] == (INF, 0)
+    assert not tt.probe(7, hand(G=3))[5]  # more than the disproof hand: unknown
+
+
+def test_bounded_results_apply_only_within_their_lengths():
+    tt = _TranspositionTable()
+    tt.store(1, hand(), 0, INF, mate_len=9)  # a mate in 9
+    assert tt.probe(1, hand(), budget=9)[0] == 0
+    assert not tt.probe(1, hand(), budget=7)[5]  # no use when asked for a mate within 7
+    tt.store(2, hand(), INF, 0, mate_len=11)  # no mate shorter than 11
+    assert tt.probe(2, hand(), budget=9)[1] == 0
+    assert not tt.probe(2, hand(), budget=11)[5]
+    assert not tt.probe(2, hand(), budget=NONE)[5]  # "not within 9" is not "no mate"
+
+
+def test_the_shortest_applicable_proof_wins():
+    tt = _TranspositionTable()
+    tt.store(3, hand(G=1), 0, INF, mate_len=15)
+    tt.store(3, hand(G=1, S=1), 0, INF, mate_len=5)
+    assert tt.probe(3, hand(G=1, S=1))[3] == 5
+    assert tt.probe(3, hand(G=1))[3] == 15
+
+
+def test_unknown_entries_raise_estimates_by_superiority():
+    tt = _TranspositionTable()
+    tt.store(5, hand(G=1), 30, 4)
+    assert tt.probe(5, hand(G=1))[:2] == (30, 4)
+    # Fewer attacker pieces: at least as hard to prove (pn >= 30); dn stays default.
+    pn, dn, *_ = tt.probe(5, hand())
+    assert pn == 30 and dn == 1
+    # More attacker pieces: at least as hard to disprove.
+    pn, dn, *_ = tt.probe(5, hand(G=2))
+    assert pn == 1 and dn == 4
+
+
+def test_a_full_cluster_replaces_older_searches_first():
+    tt = _TranspositionTable()
+    for i in range(8):  # one key, eight hands: one cluster of 8 entries
+        tt.store(99, hand(P=i), 5, 5, amount=1000)
+    tt.new_search()
+    tt.store(99, hand(P=8), 5, 5, amount=1)  # a cheap entry of the current search
+    assert tt.probe(99, hand(P=8))[5]
+    # Within one search: the entry with the least work goes first.
+    tt2 = _TranspositionTable()
+    for i in range(8):
+        tt2.store(98, hand(P=i), 5, 5, amount=100 + i)
+    tt2.store(98, hand(P=9), 5, 5, amount=500)
+    assert not tt2.probe(98, hand(P=0))[5]
+    assert tt2.probe(98, hand(P=7))[5] and tt2.probe(98, hand(P=9))[5]
+
+
+def test_resolved_entries_outlive_unknown_ones():
+    tt = _TranspositionTable()
+    tt.store(11, hand(P=0), INF, 0, mate_len=LEN_INF, amount=1)
+    for i in range(1, 9):
+        tt.store(11, hand(P=i, G=1), 5, 5, amount=10**6)
+    assert tt.probe(11, hand())[1] == 0
+
+
+def test_clear_forgets_and_hashfull_counts():
+    tt = _TranspositionTable()
+    for k in range(1, 2000):
+        tt.store(k * 0x9E3779B97F4A7C15 % 2**64, hand(), 3, 3)
+    assert tt.hashfull > 0
+    tt.clear()
+    assert tt.hashfull == 0

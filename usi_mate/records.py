@@ -1,0 +1,308 @@
+"""Output of batch runs: one record per problem, in four formats, and the summary.
+
+A record is a plain dict (:data:`RECORD_FIELDS`, in that order): ``jsonl`` writes it
+as it is, ``csv`` as a row, ``text`` as an aligned line, ``kif`` as a KIF game a
+GUI imports. Every writer writes whole records and flushes each, so a reader (or
+an interrupted run) never sees half a record.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from dataclasses import dataclass, field
+
+from .problems import Problem
+from .types import MateResult
+
+RECORD_FIELDS = [
+    "id",
+    "sfen",
+    "expected",
+    "status",
+    "length",
+    "moves",
+    "nodes",
+    "time_ms",
+    "agrees",
+    "error",
+    "min_length_proven",
+    "certified",
+    "source",
+    "line",
+]
+
+
+def make_record(
+    problem: Problem, result: MateResult | None, error: str | None, check: bool
+) -> dict:
+    """The output record of one problem (field order = RECORD_FIELDS).
+
+    ``status`` is the result's ("mate", "nomate", "unknown", "invalid"), "invalid"
+    for a line that could not be read, or "error" when no result came back (the
+    search raised, or its worker process died: ``error`` says which).
+    """
+    min_length_proven = None
+    certified = None
+    if result is None:
+        status = "invalid" if problem.sfen is None else "error"
+        length, moves, nodes, time_ms = None, [], 0, 0
+    else:
+        status, length, moves = result.status, result.mate_length, list(result.moves)
+        nodes, time_ms = result.nodes, result.time_ms
+        error = result.error
+        if status == "mate":
+            # Whether no shorter mate exists (the shortest-mate post-search
+            # finished); None from a core that does not report it.
+            min_length_proven = getattr(result, "min_length_proven", None)
+        certification = getattr(result, "certification", None)
+        if certification is not None:
+            certified = certification.status
+            if certification.status == "refuted":
+                # A "no mate" the independent check does not back is a bug to report, not a verdict.
+                error = f"no mate not certified: {certification.reason}"
+    agrees = None
+    if check and problem.expected is not None:
+        agrees = problem.expected.agrees(status, length) and certified != "refuted"
+    elif check and status in ("error", "invalid"):
+        agrees = False  # a line that could not be read or solved confirms no label
+    return {
+        "id": problem.id,
+        "sfen": problem.sfen or problem.text,
+        "expected": problem.expected.text if problem.expected else None,
+        "status": status,
+        "length": length,
+        "moves": moves,
+        "nodes": nodes,
+        "time_ms": time_ms,
+        "agrees": agrees,
+        "error": error,
+        "min_length_proven": min_length_proven,
+        "certified": certified,
+        "source": problem.source,
+        "line": problem.line,
+    }
+
+
+class _Writer:
+    """Writes records to a text stream, one complete record per write() call.
+
+    One write per record (built as a whole string first) is what keeps an
+    interrupted run's output valid: a record is either all there or absent.
+    """
+
+    def __init__(self, out, problems: list[Problem], check: bool):
+        self.out, self.problems, self.check = out, problems, check
+
+    def begin(self) -> None:
+        """Write whatever precedes the records."""
+
+    def format(self, record: dict) -> str:
+        """The text of one record, newline included."""
+        raise NotImplementedError
+
+    def write(self, record: dict) -> None:
+        """Write one record and flush it, so a reader (or a crash) sees whole records."""
+        self.out.write(self.format(record))
+        self.out.flush()
+
+    def end(self, summary: str) -> None:
+        """Write whatever follows the records (the text format's summary table)."""
+
+
+class _JsonlWriter(_Writer):
+    def format(self, record: dict) -> str:
+        return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+class _CsvWriter(_Writer):
+    def begin(self) -> None:
+        self.out.write(self._row(RECORD_FIELDS))
+
+    @staticmethod
+    def _row(values: list) -> str:
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow(values)
+        return buf.getvalue()
+
+    def format(self, record: dict) -> str:
+        values = []
+        for name in RECORD_FIELDS:
+            v = record[name]
+            if name == "moves":
+                v = " ".join(v)
+            elif isinstance(v, bool):
+                v = "true" if v else "false"
+            values.append("" if v is None else v)
+        return self._row(values)
+
+
+def _verdict(record: dict) -> str:
+    if record["status"] == "mate":
+        # "?": a limit ended the shortest-mate search first, so a shorter mate
+        # may exist. Worth seeing next to a length that differs from its label.
+        unsure = "?" if record.get("min_length_proven") is False else ""
+        return f"mate {record['length']}{unsure}"
+    if record["status"] == "nomate" and record.get("certified"):
+        # nomate+ certified, nomate! refuted (a bug), nomate~ tree too large to check
+        return "nomate" + {"certified": "+", "refuted": "!", "incomplete": "~"}[record["certified"]]
+    return record["status"]
+
+
+def _check_note(record: dict) -> str:
+    if record["agrees"] is None:
+        return ""
+    if record["agrees"]:
+        return "ok"
+    if record["expected"] is None:
+        return "DIFFERS (unreadable line)"
+    return f"DIFFERS (expected {record['expected']})"
+
+
+class _TextWriter(_Writer):
+    """One aligned line a problem, then the summary table.
+
+    The mating line goes last although it is the most interesting field: it
+    can be hundreds of moves long, and the fixed-width columns before it stay
+    readable only if nothing variable comes first.
+    """
+
+    def begin(self) -> None:
+        # Every problem is parsed before the first search, so the id column
+        # can be sized up front (capped so one long id does not push everything).
+        self.id_width = min(max((len(p.id) for p in self.problems), default=2), 40)
+        labels = [len(p.expected.text) for p in self.problems if p.expected]
+        self.check_width = max(
+            len("DIFFERS (expected )") + max(labels, default=0),
+            len("DIFFERS (unreadable line)") if any(p.error for p in self.problems) else 0,
+        )
+
+    def format(self, record: dict) -> str:
+        cols = [
+            record["id"].ljust(self.id_width),
+            _verdict(record).ljust(8),
+            f"{record['nodes']:>10} nodes",
+            f"{record['time_ms'] / 1000:>8.3f} s",
+        ]
+        if self.check:
+            cols.append(_check_note(record).ljust(self.check_width))
+        if record["status"] in ("error", "invalid") or (record["error"] and not record["moves"]):
+            cols.append(f"({record['error']})")
+        else:
+            cols.append(" ".join(record["moves"]))
+        return "  ".join(cols).rstrip() + "\n"
+
+    def end(self, summary: str) -> None:
+        self.out.write("\n" + summary)
+        self.out.flush()
+
+
+class _KifWriter(_Writer):
+    """A KIF record a problem (board diagram and numbered moves), blank-line separated.
+
+    Each block is a complete KIF game that a GUI imports when pasted on its
+    own; the ``#`` lines carry the id, the SFEN and the verdict.
+    """
+
+    def format(self, record: dict) -> str:
+        from .kif import format_kif_record
+
+        where = (
+            f"argument {record['line']}"
+            if record["source"] == "argument"
+            else f"{record['source']}:{record['line']}"
+        )
+        comments = [
+            f"{record['id']}  ({where})",
+            f"sfen {record['sfen']}",
+        ]
+        verdict = _verdict(record)
+        if record["expected"] is not None:
+            verdict += f"  expected {record['expected']}"
+        if record["agrees"] is not None:
+            verdict += "  " + _check_note(record)
+        comments.append(
+            f"result: {verdict}  ({record['nodes']} nodes, {record['time_ms'] / 1000:.3f} s)"
+        )
+        if record["error"]:
+            comments.append(f"error: {record['error']}")
+        if record["status"] in ("error", "invalid"):
+            return "\n".join("# " + c for c in comments) + "\n\n"
+        end = {"mate": "詰み", "nomate": "不詰"}.get(record["status"], "中断")
+        lines = format_kif_record(record["sfen"], record["moves"], comments=comments, end=end)
+        return "\n".join(lines) + "\n\n"
+
+
+WRITERS = {"text": _TextWriter, "jsonl": _JsonlWriter, "csv": _CsvWriter, "kif": _KifWriter}
+
+
+@dataclass
+class Tally:
+    """Counts of a run, for the summary table."""
+
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("mate", "nomate", "unknown", "invalid", "error"), 0)
+    )
+    disagreements: list[dict] = field(default_factory=list)
+    unlabelled: int = 0
+    unsure_lengths: int = 0
+    certified: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("certified", "refuted", "incomplete"), 0)
+    )
+    search_ms: int = 0
+    written: int = 0
+
+    def add(self, record: dict) -> None:
+        self.counts[record["status"]] += 1
+        self.search_ms += record["time_ms"]
+        self.written += 1
+        if record["agrees"] is False:
+            self.disagreements.append(record)
+        if record["status"] == "mate" and record.get("min_length_proven") is False:
+            self.unsure_lengths += 1
+        if record.get("certified") is not None:
+            self.certified[record["certified"]] += 1
+
+    def table(self, total: int, wall_ms: int, check: bool, interrupted: bool) -> str:
+        """The summary table printed after the records."""
+        rows = [
+            ("problems", str(total)),
+            ("mate", str(self.counts["mate"])),
+            ("no mate", str(self.counts["nomate"])),
+            ("unknown", str(self.counts["unknown"])),
+            ("invalid", str(self.counts["invalid"])),
+            ("errors", str(self.counts["error"])),
+            ("disagreements", str(len(self.disagreements)) if check else "-"),
+            ("search time", f"{self.search_ms / 1000:.3f} s"),
+            ("wall time", f"{wall_ms / 1000:.3f} s"),
+        ]
+        if check and self.unlabelled:
+            rows.insert(6, ("no label", str(self.unlabelled)))
+        if interrupted:
+            rows.insert(1, ("not solved", str(total - self.written)))
+        table = "".join(f"{name:<14}{value:>12}\n" for name, value in rows)
+        if self.unsure_lengths:
+            table += f"(mate N?: {self.unsure_lengths} not proven shortest within the limits)\n"
+        if any(self.certified.values()):
+            c = self.certified
+            table += (
+                f"(no mate checked without the table: {c['certified']} certified, "
+                f"{c['incomplete']} too large to check, {c['refuted']} NOT BACKED)\n"
+            )
+        return table
+
+
+def print_disagreements(records: list[dict], total: int, prog: str) -> None:
+    """The --check report on stderr: one line per disagreeing problem."""
+    lines = [f"{prog}: {len(records)} of {total} problems disagree with their labels:"]
+    width = min(max(len(r["id"]) for r in records), 40)
+    for r in records:
+        got = _verdict(r)
+        if got.endswith("?"):
+            got = got[:-1] + " (not proven shortest: a limit was reached)"
+        if r["error"]:
+            got += f" ({r['error']})"
+        lines.append(f"  {r['id']:<{width}}  expected {r['expected'] or '-'}, got {got}")
+    sys.stderr.write("\n".join(lines) + "\n")

@@ -1,0 +1,608 @@
+"""Where batch searches run, and :func:`solve_many`.
+
+Three runners share one small interface (``submit(text, keywords) -> Future``,
+``window``, ``stop()``, ``close()``):
+
+- :class:`ThreadRunner`: one Solver in this process, searching in a helper thread
+  (the GIL is released, so the caller's thread stays free for Ctrl-C);
+- :class:`ProcessRunner`: ``jobs`` worker processes of our own, each with its own
+  Solver and table. A worker that dies (a crash, ``kill -9``, the OOM killer)
+  costs exactly the problem it was on, which fails with :class:`WorkerDied`; a
+  new worker takes its place and the run goes on. Workers die with the parent
+  (Linux) and never hold the caller's stdout open;
+- :class:`ExecutorRunner`: any :class:`concurrent.futures.Executor` (a Dask or Ray
+  cluster's executor), each worker process keeping one Solver between tasks.
+
+:class:`InOrder` feeds a runner a bounded window of tasks and hands back the
+outcomes in input order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import queue
+import signal
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future
+from concurrent.futures import wait as wait_futures
+from typing import Any
+
+from ._core import Position, Solver, start_search_thread
+from .settings import DEFAULT_HASH_MB, SearchSettings, check_hash_mb, check_int
+from .types import MateResult
+
+__all__ = ["solve_many", "ThreadRunner", "ProcessRunner", "ExecutorRunner", "InOrder", "WorkerDied"]
+
+# How many problems may be in flight (submitted, result not yet written), per
+# worker. Results leave in input order, so a slow problem at the head holds
+# back the finished ones behind it: while one worker is on it, the others can
+# finish 8*jobs-1 problems before they run out of work. A lazy input
+# (solve_many on a generator) is read at most 8*jobs items ahead.
+WINDOW_PER_JOB = 8
+
+# How often a wait loop wakes to look at a stop flag. The searches themselves
+# never wait on this: it only bounds how late a stop is noticed.
+POLL_SECONDS = 0.05
+
+
+class WorkerDied(RuntimeError):
+    """The worker process searching a problem ended before answering it."""
+
+
+# ---------------------------------------------------------------------------
+# In this process
+
+
+class ThreadRunner:
+    """Solves in this process with one Solver, from a helper thread.
+
+    The search releases the GIL, so the calling thread stays free to notice
+    Ctrl-C and call Solver.stop(); solving in the main thread itself would
+    leave a Ctrl-C pending until the search ends (up to the whole time limit).
+    """
+
+    window = 2  # one running, the next queued so the thread never waits on the writer
+
+    def __init__(self, hash_mb: int = DEFAULT_HASH_MB):
+        self._solver = Solver(hash_mb)
+        self._tasks: queue.Queue = queue.Queue()
+        self._stopping = threading.Event()
+        self._thread = start_search_thread(self._work, name="usi-mate-solve")
+
+    def _work(self) -> None:
+        while True:
+            item = self._tasks.get()
+            if item is None:
+                return
+            future, text, keywords = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                # arm() before the second look at the flag: a stop() that lands after
+                # arm() is remembered by the solver, one that lands before it is seen here.
+                if self._stopping.is_set():
+                    future.set_result(None)
+                    continue
+                self._solver.arm()
+                if self._stopping.is_set():
+                    self._solver.disarm()
+                    future.set_result(None)
+                    continue
+                result = self._solver.solve(text, **keywords)
+                if result.status == "unknown" and self._stopping.is_set():
+                    result = None  # cut short by stop(): not a result of the problem
+                future.set_result(result)
+            except BaseException as e:  # noqa: BLE001 - handed to whoever waits on the future
+                future.set_exception(e)
+
+    def submit(self, text: str, keywords: dict) -> Future:
+        """Queue one search (Solver.solve keywords); the future's result is a
+        MateResult, or None if stopped."""
+        future: Future = Future()
+        self._tasks.put((future, text, keywords))
+        return future
+
+    def stop(self) -> None:
+        """Abandon queued searches and stop the running one promptly."""
+        self._stopping.set()
+        self._solver.stop()
+        while True:
+            try:
+                item = self._tasks.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[0].cancel()
+        self._tasks.put(None)
+        self._thread.join()
+
+    def close(self) -> None:
+        """Release the helper thread after every search has finished."""
+        self._tasks.put(None)
+        self._thread.join()
+
+
+# ---------------------------------------------------------------------------
+# Worker processes of our own
+
+
+def _die_with_parent() -> None:
+    # Linux: the kernel sends SIGTERM to this worker when its parent ends, however
+    # it ends (SIGKILL included), so no worker outlives a killed `usi-mate solve`.
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
+def _detach_stdio() -> None:
+    # Workers report through their pipe only. Holding the caller's stdout/stderr
+    # open would keep a reader (`| head`, a GUI) waiting after the parent is gone.
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+    except OSError:
+        pass
+
+
+def _worker_main(conn, hash_mb: int) -> None:
+    """A worker process: one Solver, tasks in over the pipe, results out."""
+    # Ctrl-C at a terminal reaches the whole process group; the parent decides
+    # (it stops the workers), so workers ignore it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    _detach_stdio()
+    try:
+        solver = Solver(hash_mb)
+    except MemoryError as e:
+        conn.send(("init-error", f"cannot allocate a {hash_mb} MB table: {e or 'out of memory'}"))
+        return
+    conn.send(("ready", None))
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if message is None:
+            return
+        task_id, text, keywords = message
+        try:
+            reply = (task_id, solver.solve(text, **keywords), None)
+        except Exception as e:  # noqa: BLE001 - reported as this task's error
+            reply = (task_id, None, e)
+        try:
+            conn.send(reply)
+        except Exception as e:  # noqa: BLE001 - e.g. an exception that does not pickle
+            conn.send((task_id, None, RuntimeError(f"{type(e).__name__}: {e}")))
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+class _Worker:
+    def __init__(self, ctx, hash_mb: int):
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker_main, args=(child, hash_mb), daemon=True)
+        self.process.start()
+        child.close()
+        self.ready = False
+        self.task: tuple[int, Future] | None = None
+
+
+class ProcessRunner:
+    """Solves in ``jobs`` worker processes, each keeping its own Solver and table.
+
+    Processes rather than threads: one Solver searches one position at a time,
+    and a crash in the core takes down one worker and one problem, not the
+    caller. The 'spawn' start method is used on every platform: forking a
+    process that already runs threads (tqdm's monitor, this runner's
+    dispatcher) can deadlock the child.
+    """
+
+    def __init__(self, jobs: int, hash_mb: int = DEFAULT_HASH_MB):
+        self.window = WINDOW_PER_JOB * jobs
+        self._ctx = multiprocessing.get_context("spawn")
+        self._hash_mb = hash_mb
+        self._lock = threading.Lock()
+        self._queue: deque[tuple[int, Future, str, dict]] = deque()
+        self._next_id = 0
+        self._closing = False
+        self._stopping = False
+        self._init_error: str | None = None
+        self._wake_r, self._wake_w = self._ctx.Pipe(duplex=False)
+        self._workers = [_Worker(self._ctx, hash_mb) for _ in range(jobs)]
+        self._dispatcher = threading.Thread(
+            target=self._dispatch, name="usi-mate-workers", daemon=True
+        )
+        self._dispatcher.start()
+
+    def submit(self, text: str, keywords: dict) -> Future:
+        """Queue one search (Solver.solve keywords); the future's result is a MateResult."""
+        future: Future = Future()
+        with self._lock:
+            if self._init_error is not None:
+                future.set_exception(WorkerDied(self._init_error))
+                return future
+            self._queue.append((self._next_id, future, text, keywords))
+            self._next_id += 1
+        self._wake()
+        return future
+
+    def _wake(self) -> None:
+        try:
+            self._wake_w.send_bytes(b"x")
+        except OSError:
+            pass
+
+    def _assign(self) -> None:
+        # Called with the lock held: give queued tasks to idle, ready workers.
+        for w in self._workers:
+            while w.ready and w.task is None and self._queue:
+                task_id, future, text, keywords = self._queue.popleft()
+                if not future.set_running_or_notify_cancel():
+                    continue
+                w.task = (task_id, future)
+                w.conn.send((task_id, text, keywords))
+
+    def _dispatch(self) -> None:
+        try:
+            self._dispatch_loop()
+        except BaseException as e:  # noqa: BLE001 - never leave a caller waiting forever
+            with self._lock:
+                self._init_error = f"the worker dispatcher failed: {type(e).__name__}: {e}"
+                waiting = [f for _, f, _, _ in self._queue] + [
+                    w.task[1] for w in self._workers if w.task
+                ]
+                self._queue.clear()
+            for future in waiting:
+                if not future.done():
+                    future.set_running_or_notify_cancel()
+                    future.set_exception(WorkerDied(self._init_error))
+
+    def _dispatch_loop(self) -> None:
+        while True:
+            with self._lock:
+                if self._stopping:
+                    return
+                self._assign()
+                if self._closing and not self._queue and all(w.task is None for w in self._workers):
+                    for w in self._workers:
+                        try:
+                            w.conn.send(None)
+                        except OSError:
+                            pass
+                    return
+                waitables: list[Any] = [self._wake_r]
+                for w in self._workers:
+                    waitables += [w.conn, w.process.sentinel]
+            ready = multiprocessing.connection.wait(waitables, timeout=1.0)
+            with self._lock:
+                if self._stopping:
+                    return
+                for obj in ready:
+                    if obj is self._wake_r:
+                        while self._wake_r.poll():
+                            self._wake_r.recv_bytes()
+                        continue
+                    for i, w in enumerate(self._workers):
+                        if obj is w.conn:
+                            self._receive(w)
+                        elif obj == w.process.sentinel and not w.process.is_alive():
+                            self._replace(i)
+
+    def _receive(self, w: _Worker) -> bool:
+        # False when the pipe is closed (the worker is gone; its sentinel reports that).
+        try:
+            kind, value, *rest = w.conn.recv()
+        except (EOFError, OSError):
+            return False
+        if kind == "ready":
+            w.ready = True
+        elif kind == "init-error":
+            self._init_error = value
+            for _, future, _, _ in self._queue:
+                if future.set_running_or_notify_cancel():
+                    future.set_exception(WorkerDied(value))
+            self._queue.clear()
+        elif w.task is not None and w.task[0] == kind:
+            future = w.task[1]
+            w.task = None
+            error = rest[0] if rest else None
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(value)
+        return True
+
+    def _replace(self, i: int) -> None:
+        w = self._workers[i]
+        # A result may have arrived just before the end: read it first.
+        while w.task is not None and w.conn.poll() and self._receive(w):
+            pass
+        if w.task is not None:
+            pid, how = w.process.pid, _describe_exit(w.process.exitcode)
+            w.task[1].set_exception(
+                WorkerDied(f"worker process {pid} ended ({how}) before answering this problem")
+            )
+            w.task = None
+        w.conn.close()
+        if self._init_error is None and not self._stopping:
+            self._workers[i] = _Worker(self._ctx, self._hash_mb)
+
+    def stop(self) -> None:
+        """Cancel queued searches and terminate the workers now.
+
+        A worker busy in the core cannot be asked to stop from here (its next
+        message is read only after the search), so it is terminated.
+        """
+        with self._lock:
+            self._stopping = True
+            for _, future, _, _ in self._queue:
+                future.cancel()
+            self._queue.clear()
+        self._wake()
+        self._dispatcher.join()
+        for w in self._workers:
+            if w.process.is_alive():
+                w.process.terminate()
+        for w in self._workers:
+            w.process.join(timeout=5)
+
+    def close(self) -> None:
+        """Finish every queued search, then let the workers exit."""
+        with self._lock:
+            self._closing = True
+        self._wake()
+        self._dispatcher.join()
+        for w in self._workers:
+            w.process.join(timeout=5)
+            if w.process.is_alive():
+                w.process.terminate()
+
+
+# ---------------------------------------------------------------------------
+# Any executor (a cluster's)
+
+_executor_solver: tuple[int, Solver] | None = None
+
+
+def _executor_task(text: str, keywords: dict, hash_mb: int) -> MateResult:
+    """One search in whatever process the executor runs it; the Solver (and its
+    table) is kept between tasks of that process."""
+    global _executor_solver
+    if _executor_solver is None or _executor_solver[0] != hash_mb:
+        _executor_solver = (hash_mb, Solver(hash_mb))
+    return _executor_solver[1].solve(text, **keywords)
+
+
+class ExecutorRunner:
+    """Solves on any :class:`concurrent.futures.Executor` (e.g. ``distributed.Client
+    .get_executor()``); the executor schedules, we only submit and collect."""
+
+    def __init__(
+        self, executor: Executor, hash_mb: int = DEFAULT_HASH_MB, window: int | None = None
+    ):
+        self._executor = executor
+        self._hash_mb = hash_mb
+        self._futures: set[Future] = set()
+        workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
+        self.window = window or WINDOW_PER_JOB * workers
+
+    def submit(self, text: str, keywords: dict) -> Future:
+        """Submit one search to the executor."""
+        future = self._executor.submit(_executor_task, text, keywords, self._hash_mb)
+        self._futures.add(future)
+        future.add_done_callback(self._futures.discard)
+        return future
+
+    def stop(self) -> None:
+        """Cancel what has not started; the executor's owner decides about the rest."""
+        for future in list(self._futures):
+            future.cancel()
+
+    def close(self) -> None:
+        """Nothing to release: the executor belongs to the caller."""
+
+
+# ---------------------------------------------------------------------------
+# In input order
+
+
+class Stopped(Exception):
+    """Raised by a poll callback to leave the wait loop (the CLI's Ctrl-C)."""
+
+
+class InOrder:
+    """Feeds tasks to a runner and hands back outcomes in input order.
+
+    Each task is ``(key, args)`` where args is ``(text, keywords)`` (Solver.solve
+    keywords) or None for an item that needs no search (a malformed line). The
+    outcome of a search is its MateResult, the exception it raised, or None when
+    the runner was stopped first.
+    """
+
+    def __init__(self, runner):
+        self.runner = runner
+        self.pending: deque[tuple[Any, Future | None]] = deque()
+
+    def run(
+        self, tasks: Iterable[tuple[Any, tuple | None]], poll: Callable[[], None] | None = None
+    ) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(key, outcome)`` in task order; ``poll`` runs while waiting and may raise."""
+        it = iter(tasks)
+        exhausted = False
+        while True:
+            while not exhausted and len(self.pending) < self.runner.window:
+                try:
+                    key, args = next(it)
+                except StopIteration:
+                    exhausted = True
+                    break
+                self.pending.append((key, None if args is None else self.runner.submit(*args)))
+            if not self.pending:
+                return
+            key, fut = self.pending[0]
+            if poll is not None:
+                poll()  # also when the head is already done: a stop must not wait for a slow item
+            if fut is not None:
+                while not fut.done():
+                    wait_futures([fut], timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+                    if poll is not None:
+                        poll()
+            self.pending.popleft()
+            yield key, outcome(fut)
+
+    def finished(self) -> list[tuple[Any, Any]]:
+        """What is already done among the tasks not yet yielded, in order (after a stop).
+
+        Searches still running or cancelled are left out, so whoever writes
+        these only writes complete results.
+        """
+        done = []
+        for key, fut in self.pending:
+            if fut is None:
+                done.append((key, None))
+            elif fut.done():  # never wait here: what is not done is left out
+                result = outcome(fut)
+                if result is not None and not isinstance(result, BaseException):
+                    done.append((key, result))
+        self.pending.clear()
+        return done
+
+
+def outcome(fut: Future | None) -> Any:
+    """A finished future's MateResult, its exception, or None (cancelled or no search)."""
+    if fut is None or fut.cancelled():
+        return None
+    exc = fut.exception()
+    return exc if exc is not None else fut.result()
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for a search that raised instead of answering."""
+    if isinstance(exc, WorkerDied):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def make_runner(jobs: int, hash_mb: int, executor: Executor | None = None):
+    """The runner for ``jobs`` (1: this process) or for an executor."""
+    if executor is not None:
+        return ExecutorRunner(executor, hash_mb)
+    return ThreadRunner(hash_mb) if jobs == 1 else ProcessRunner(jobs, hash_mb)
+
+
+# ---------------------------------------------------------------------------
+# Python API
+
+
+def solve_many(
+    positions: Iterable[Position | str],
+    *,
+    jobs: int = 1,
+    executor: Executor | None = None,
+    hash_mb: int = DEFAULT_HASH_MB,
+    time_limit_ms: int | None = None,
+    nodes_limit: int | None = None,
+    post_search: str = "MinLength",
+    ignore_futile_interpositions: bool = True,
+    certify: bool = False,
+) -> Iterator[MateResult]:
+    """Solve many positions, yielding one :class:`MateResult` per position in input order.
+
+    ``positions`` is any iterable of :class:`Position` objects or position text
+    (SFEN, ``"sfen ... moves ..."``, ``"startpos moves ..."``), read lazily, at
+    most a few problems per worker ahead of the results; a bare string is
+    refused (it would be read one character at a time). Limits apply to each
+    problem; the other keywords are those of :meth:`Solver.solve`.
+
+    Where the searches run: with ``jobs=1`` in this process; with more, in
+    ``jobs`` worker processes with a ``hash_mb`` table each (a worker that dies
+    costs only its problem, reported as an error); with ``executor`` (any
+    :class:`concurrent.futures.Executor`, e.g. a Dask or Ray cluster's), on it.
+
+    Every position gets a result: malformed text gives status ``"invalid"``
+    with ``error`` set, a lost worker status ``"unknown"`` with ``error``.
+    Ctrl-C, or abandoning the iterator, stops the searches and the workers.
+    Raises at once for bad arguments.
+
+    >>> for r in solve_many(["4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"]):
+    ...     print(r.status, r.moves)
+    mate ['G*5b']
+    """
+    if isinstance(positions, (str, bytes)):
+        raise TypeError("positions must be an iterable of positions; for one position use solve()")
+    if isinstance(positions, Position):
+        raise TypeError("positions must be an iterable of positions; for one Position use solve()")
+    iter(positions)  # TypeError now, not at the first next()
+    check_int("jobs", jobs, 1, 4096, none_ok=False)
+    check_hash_mb(hash_mb)
+    if (
+        executor is not None
+        and not isinstance(executor, Executor)
+        and not hasattr(executor, "submit")
+    ):
+        raise TypeError(
+            f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
+        )
+    settings = SearchSettings(
+        time_limit_ms=time_limit_ms,
+        nodes_limit=nodes_limit,
+        post_search=post_search,
+        ignore_futile_interpositions=ignore_futile_interpositions,
+        certify=certify,
+    )
+    return _solve_many(positions, jobs, executor, settings, hash_mb)
+
+
+def _solve_many(
+    positions, jobs, executor, settings: SearchSettings, hash_mb
+) -> Iterator[MateResult]:
+    keywords = settings.keywords()
+
+    def tasks():
+        for p in positions:
+            # Positions do not pickle, and their SFEN is all a search uses.
+            if isinstance(p, Position):
+                yield None, (p.sfen(), keywords)
+            elif isinstance(p, str):
+                yield None, (p, keywords)
+            else:
+                yield (
+                    TypeError(f"a position must be a Position or text, not {type(p).__name__}"),
+                    None,
+                )
+
+    runner = make_runner(jobs, hash_mb, executor)
+    finished = False
+    try:
+        for key, result in InOrder(runner).run(tasks()):
+            if key is not None:  # not a position at all
+                result = MateResult(status="invalid", error=str(key))
+            elif isinstance(result, (ValueError, TypeError)):
+                result = MateResult(status="invalid", error=str(result))
+            elif isinstance(result, BaseException):
+                result = MateResult(status="unknown", error=describe_failure(result))
+            yield result
+        finished = True
+    finally:
+        # Normal end: let the workers exit. Ctrl-C, an exception or an
+        # abandoned iterator (GeneratorExit): stop the searches now.
+        runner.close() if finished else runner.stop()
