@@ -3,6 +3,15 @@
 
     python scripts/make_problems.py                      # writes problems/generated.sfen
     python scripts/make_problems.py --seed 7 --scale 0.1 --out /tmp/small.sfen
+    python scripts/make_problems.py --max-seconds 1140   # stop in time; the header
+                                                         # records --max-draws N
+    python scripts/make_problems.py --only-non-promotion 60 \
+        --out problems/generated_nonpromotion.sfen       # knight non-promotions only
+
+The committed files give their exact command and seed in their header: run it
+from the repository root to make the same file again (same usi-mate and cshogi
+versions; about 20 minutes for generated.sfen, under a minute for
+generated_nonpromotion.sfen, on one core of the project's machine).
 
 Every labelled position is agreed by two engines: usi_mate and cshogi.DfPn
 (dlshogi's df-pn, an independent implementation). A position is kept only when
@@ -22,7 +31,7 @@ Every labelled position is agreed by two engines: usi_mate and cshogi.DfPn
 Everything else (a limit reached, a certificate that does not verify, any
 disagreement) is dropped and counted in the summary printed at the end.
 
-Positions come from four sources, all driven by one seeded ``random.Random``:
+Positions come from these sources, all driven by one seeded ``random.Random``:
 
 - ``tsume``: a defender king in its camp, a few pieces of both colours near it,
   a small hand for the attacker and the rest of the set in the defender's hand
@@ -33,7 +42,15 @@ Positions come from four sources, all driven by one seeded ``random.Random``:
 - ``game``: positions from random games from the start position (a share of
   moves picked among checks), both kings on the board;
 - ``line``: positions along a labelled mating line (attacker to move), taken
-  when the rule that the category names shows up there.
+  when the rule that the category names shows up there;
+- ``non-promotion``: ``tsume`` set-ups with a check that could promote and does
+  not, screened with small searches for mates that need the non-promotion (the
+  other sources give one in ~2,000 labels; this screen found none in the
+  committed run, whose 3 such mates came from the other sources);
+- ``knight`` (``--only-non-promotion N``, a separate file): set-ups built around
+  a knight that jumps to rank 3 with check, which the promoted knight would not
+  give (``knight_tsume``), kept only when the mate needs the non-promotion: about
+  2 a second.
 
 Half of the ``tsume`` and ``climb`` positions are turned 180 degrees with the
 colours swapped, so white attacks in them; ``game`` positions have either side.
@@ -80,7 +97,7 @@ SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
 if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
-from replay import check_mate_line
+from replay import check_mate_line  # noqa: E402 - scripts/ is on sys.path only from here
 
 
 def _import_usi_mate():
@@ -90,12 +107,11 @@ def _import_usi_mate():
     if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     import usi_mate
-    from usi_mate.certify import verify_no_mate
 
-    return usi_mate, verify_no_mate
+    return usi_mate
 
 
-usi_mate, verify_no_mate = _import_usi_mate()
+usi_mate = _import_usi_mate()
 
 DEFAULT_SEED = 20_260_310
 DEFAULT_OUT = REPO / "problems" / "generated.sfen"
@@ -109,7 +125,9 @@ LABEL_NODES = 2_000_000
 # The strict count (every interposition a defence) costs more: futile drops
 # multiply the tree. Not proven within this: no strict= field.
 STRICT_NODES = 2_000_000
-# Disproof certificate walk, and its replay (positions visited).
+# Disproof certificate walk (solve's certify_nodes); the replay of the tree
+# (usi_mate.certify.verify_no_mate, run by solve) and the repetition walk below
+# visit at most VERIFY_NODES positions.
 CERT_NODES = 1_000_000
 VERIFY_NODES = 2_000_000
 # Each climbing step first looks for any mate within CLIMB_FIRST_NODES nodes
@@ -148,13 +166,35 @@ QUICK_HASH_MB = 16
 LABEL_HASH_MB = 64
 
 # --- the set at --scale 1: mates per length bucket (15 holds 15 and longer) ---
-QUOTA = {"1": 300, "3": 300, "5": 300, "7": 300, "9": 250, "11": 200, "13": 160, "15": 160,
-         "nomate": 500}
+# About 2,000 positions. The long buckets are the slow ones (a climb to 15 plies
+# takes tens of seconds) and 7 and 9 fill late: the committed run stopped at its
+# 19-minute limit (--max-seconds 1140) with 1,847 positions, 7: 207, 9: 124, 15+: 42.
+QUOTA = {
+    "1": 250,
+    "3": 250,
+    "5": 250,
+    "7": 250,
+    "9": 220,
+    "11": 180,
+    "13": 120,
+    "15": 80,
+    "nomate": 400,
+}
 # Rule categories take precedence over full length buckets, up to this many each.
 PER_CATEGORY = 80
+# Mates that need a non-promotion are rare (1 in ~2,000 labels of the other
+# sources), so the set asks for fewer and screens random set-ups for them (a share
+# of the draws while it is short). That screen rarely hits; --only-non-promotion
+# (knight set-ups) is the way to many of them.
+NON_PROMOTION_WANTED = 12
+NON_PROMOTION_SHARE = 0.2  # of the draws while that category is short
 RULE_CATEGORIES = ("uchifuzume", "nifu", "perpetual-check", "muda-ai", "non-promotion")
 # Stop after this many candidates even if a quota is still open (a safety net).
 MAX_CANDIDATES = 200_000
+# --max-seconds: a wall-clock limit for the run (the machine may be busy). When it
+# ends the run, the file is written with what was kept, and its header records the
+# number of draws made as --max-draws: the same command with that cap makes the
+# same file whatever the machine's speed (the searches are capped by nodes).
 
 FULL_SET = {"R": 2, "B": 2, "G": 4, "S": 4, "N": 4, "L": 4, "P": 18}
 HAND_ORDER = "RBGSNLP"
@@ -332,12 +372,57 @@ def random_tsume(rng: random.Random) -> Setup | None:
     return setup if setup.is_legal() else None
 
 
+def knight_tsume(rng: random.Random) -> Setup | None:
+    """A set-up built around a knight check that only the unpromoted knight gives.
+
+    The defender king stands on rank 1 and an attacker knight on rank 5 can jump
+    to rank 3 beside the king's file, giving check; promoted there (it may, rank 3
+    is in the promotion zone) it moves as a gold and gives none. A mate that has
+    to start with this jump needs the non-promotion (桂不成), the rarest rule
+    category of the random sources. The rest is as in ``random_tsume``, with a
+    smaller attacker hand (fewer drops that mate instead). None when illegal.
+    """
+    setup = Setup()
+    king_file = rng.randint(1, 9)
+    land = king_file + rng.choice((-1, 1))
+    start = land + rng.choice((-1, 1))
+    if not (1 <= land <= 9 and 1 <= start <= 9):
+        return None
+    setup.squares[(king_file, 1)] = "k"
+    setup.squares[(start, 5)] = "N"
+    if rng.random() < 0.3:
+        square = (rng.randint(1, 9), rng.randint(7, 9))
+        if square not in setup.squares:
+            setup.squares[square] = "K"
+    for _ in range(rng.randint(0, 3)):
+        _place(rng, setup, attacker=True, near=True)
+    for _ in range(rng.randint(1, 5)):
+        _place(rng, setup, attacker=False, near=rng.random() < 0.85)
+    if setup.squares.get((land, 3), "k").isupper():
+        return None  # the knight's own piece (or none could) stands on the landing square
+    for _ in range(rng.choices((0, 1, 2), weights=(3, 4, 2))[0]):
+        t = _weighted_type(rng, setup.pool())
+        if t:
+            setup.attacker_hand[t] += 1
+    setup.defender_hand = setup.pool()
+    return setup if setup.is_legal() else None
+
+
 def mutate(rng: random.Random, setup: Setup) -> Setup | None:
     """One random change of a set-up, or None when it is illegal or a no-op."""
     s = setup.copy()
     kind = rng.choice(
-        ("move", "move", "add-defender", "add-attacker", "remove", "to-defender",
-         "to-attacker", "promote", "swap")
+        (
+            "move",
+            "move",
+            "add-defender",
+            "add-attacker",
+            "remove",
+            "to-defender",
+            "to-attacker",
+            "promote",
+            "swap",
+        )
     )
     pieces = sorted(sq for sq, p in s.squares.items() if p not in "kK")
     if kind == "move":
@@ -588,8 +673,9 @@ class Labeller:
         self.seconds[tag] += time.perf_counter() - start
         return result
 
-    def shortest(self, sfen: str, nodes: int, large: bool = False, tag: str = "usi_mate",
-                 **options):
+    def shortest(
+        self, sfen: str, nodes: int, large: bool = False, tag: str = "usi_mate", **options
+    ):
         """usi_mate's proven shortest mate (a MateResult), or None."""
         r = self._solve(sfen, large, tag, nodes_limit=nodes, post_search="MinLength", **options)
         return r if r.status == "mate" and r.min_length_proven else None
@@ -613,10 +699,15 @@ class Labeller:
 
     def label(self, sfen: str, source: str) -> Label | None:
         """Both engines' agreed verdict on ``sfen``, or None (reason counted)."""
-        first = self._solve(sfen, nodes_limit=PREFILTER_NODES, post_search="None",
-                            certify_nodes=CERT_NODES)
-        if first.status == "unknown":
-            return self._drop("usi_mate: not settled in the prefilter")
+        first = self._solve(
+            sfen,
+            nodes_limit=PREFILTER_NODES,
+            post_search="None",
+            certify=True,
+            certify_nodes=CERT_NODES,
+        )
+        if first.status not in ("mate", "nomate"):
+            return self._drop(f"usi_mate: {first.status} in the prefilter")
         if first.status == "mate":
             best = self.shortest(sfen, LABEL_NODES, large=True)
             if best is None:
@@ -625,14 +716,11 @@ class Labeller:
                 return self._drop("usi_mate: line fails the cshogi replay")
             moves = list(best.moves)
         else:
-            cert = first.certificate
-            if cert is None or cert.status != "built":
-                return self._drop("usi_mate: no certificate built")
-            start = time.perf_counter()
-            check = verify_no_mate(sfen, cert.refutations, max_nodes=VERIFY_NODES)
-            self.seconds["certify"] += time.perf_counter() - start
-            if check.status != "certified":
-                return self._drop(f"certificate {check.status}")
+            # The core rebuilt the disproof tree and usi_mate.certify.verify_no_mate
+            # replayed it (with cshogi's move generator) inside solve().
+            cert = first.certification
+            if cert is None or cert.status != "certified":
+                return self._drop(f"certificate {cert.status if cert else 'missing'}")
             moves = []
         peer = self.peer(sfen)
         if peer != first.status:
@@ -658,47 +746,57 @@ class Labeller:
         if "nifu" in drops:
             cats.append("nifu")
         if label.status == "nomate":
-            uses = disproof_uses_repetition(sfen, first.certificate.refutations, VERIFY_NODES)
+            uses = disproof_uses_repetition(sfen, first.certification.refutations, VERIFY_NODES)
             if uses:
                 cats.append("perpetual-check")
         else:
-            strict = self.shortest(sfen, STRICT_NODES, large=True,
-                                   ignore_futile_interpositions=False)
+            strict = self.shortest(
+                sfen, STRICT_NODES, large=True, ignore_futile_interpositions=False
+            )
             if strict is not None:
                 label.strict = strict.mate_length
                 if label.strict > label.length:
                     cats.append("muda-ai")
-            if self.needs_non_promotion(sfen, label.length):
+            if self.needs_non_promotion(sfen, label.length, label.moves[0]):
                 cats.append("non-promotion")
         label.categories = cats
 
-    def needs_non_promotion(self, sfen: str, length: int) -> bool:
+    def needs_non_promotion(self, sfen: str, length: int, first: str) -> bool:
         """Every root check that mates in ``length`` plies is a non-promotion with a
-        legal promoting twin (see the module docstring). Only tried when the line's
-        first move is such a non-promotion: otherwise it cannot hold."""
+        legal promoting twin (see the module docstring). ``first`` is the first move
+        of a shortest line: unless it is such a non-promotion the answer is no."""
         pos = usi_mate.Position(sfen)
         legal = set(pos.legal_moves())
-        checks = sorted(pos.check_moves())
-        if not any(m[1] != "*" and not m.endswith("+") and m + "+" in legal for m in checks):
+
+        def non_promotion(move: str) -> bool:
+            return move[1] != "*" and not move.endswith("+") and move + "+" in legal
+
+        if not non_promotion(first):
             return False
-        best_moves = []
-        for move in checks:
+        # The promoting twin first: it is the likeliest other mate, and any other
+        # mate ends the question.
+        others = sorted(m for m in pos.check_moves() if not non_promotion(m))
+        others.sort(key=lambda m: m != first + "+")
+        for move in others:
             pos.push_usi(move)
             after = pos.sfen()
             pos.pop()
             if length == 1:
-                mates = usi_mate.Position(after).is_mate()
-            else:
-                r = self._solve(after, tag="non-promotion", nodes_limit=NONPROMO_NODES, post_search="MinLength",
-                                root_is_and_node_if_checked=True)
-                if r.status == "unknown" or (r.status == "mate" and not r.min_length_proven):
-                    return False  # undecided: no claim
-                mates = r.status == "mate" and r.mate_length + 1 == length
-            if mates:
-                best_moves.append(move)
-        return bool(best_moves) and all(
-            m[1] != "*" and not m.endswith("+") and m + "+" in legal for m in best_moves
-        )
+                if usi_mate.Position(after).is_mate():
+                    return False
+                continue
+            r = self._solve(
+                after,
+                tag="non-promotion",
+                nodes_limit=NONPROMO_NODES,
+                post_search="MinLength",
+                root_is_and_node_if_checked=True,
+            )
+            if r.status == "unknown" or (r.status == "mate" and not r.min_length_proven):
+                return False  # undecided: no claim
+            if r.status == "mate" and r.mate_length + 1 <= length:
+                return False
+        return True
 
 
 # --------------------------------------------------------------------------- the set
@@ -707,9 +805,16 @@ class Labeller:
 class Collection:
     """Labels chosen by length bucket and rule category, one per position."""
 
-    def __init__(self, scale: float) -> None:
+    def __init__(self, scale: float, only_count: int | None = None) -> None:
         self.quota = {b: max(1, round(n * scale)) for b, n in QUOTA.items()}
         self.per_category = max(1, round(PER_CATEGORY * scale))
+        self.non_promotion_wanted = max(1, round(NON_PROMOTION_WANTED * scale))
+        # --only non-promotion: that many mates that need a non-promotion, nothing else.
+        self.only_count = only_count
+        if only_count is not None:
+            self.quota = {b: 0 for b in QUOTA}
+            self.per_category = 0
+            self.non_promotion_wanted = only_count
         self.labels: list[Label] = []
         self.seen: set[str] = set()
         self.by_bucket: Counter = Counter()
@@ -717,6 +822,8 @@ class Collection:
 
     def wants(self, label: Label) -> bool:
         """A rule category still short of cases, or a length bucket still open."""
+        if self.only_count is not None:
+            return "non-promotion" in label.categories and self.non_promotion_short()
         rare = [c for c in label.categories if c in RULE_CATEGORIES]
         if any(self.by_category[c] < self.per_category for c in rare):
             return True
@@ -726,6 +833,8 @@ class Collection:
         return self.by_bucket[bucket] < self.quota[bucket]
 
     def categories_open(self) -> bool:
+        if self.only_count is not None:
+            return self.non_promotion_short()
         return any(self.by_category[c] < self.per_category for c in RULE_CATEGORIES)
 
     def known(self, sfen: str) -> bool:
@@ -743,7 +852,14 @@ class Collection:
         return True
 
     def full(self) -> bool:
-        return all(self.by_bucket[b] >= q for b, q in self.quota.items())
+        """Every length bucket filled and enough mates that need a non-promotion."""
+        return (
+            all(self.by_bucket[b] >= q for b, q in self.quota.items())
+            and not self.non_promotion_short()
+        )
+
+    def non_promotion_short(self) -> bool:
+        return self.by_category["non-promotion"] < self.non_promotion_wanted
 
     def missing(self) -> dict[str, int]:
         return {b: q - self.by_bucket[b] for b, q in self.quota.items() if self.by_bucket[b] < q}
@@ -789,14 +905,16 @@ def climb_nodes(length: int) -> int:
 class Generator:
     """Draws candidates from the sources, labels them and fills a Collection."""
 
-    def __init__(self, seed: int, scale: float, log) -> None:
+    def __init__(self, seed: int, scale: float, log, only_count: int | None = None) -> None:
         self.rng = random.Random(seed)
         self.labeller = Labeller()
-        self.coll = Collection(scale)
+        self.coll = Collection(scale, only_count)
         self.tried: Counter = Counter()
         # Ends of earlier climbs: [setup, length, uses, last position offered on the way].
         self.pool: list[list] = []
         self.log = log
+        self.draws = 0  # loop rounds of run(): each one draws from one source
+        self.stopped: str | None = None  # why run() ended before the quotas were met
 
     def offer(self, sfen: str, source: str) -> bool:
         """Label one candidate; a kept mate also offers its line's rule positions."""
@@ -819,8 +937,9 @@ class Generator:
     def climb_step(self, setup: Setup, length: int):
         """The proven shortest mate of a mutated set-up (a MateResult), or None."""
         sfen = setup.sfen()
-        first = self.labeller._solve(sfen, tag="climbing", nodes_limit=CLIMB_FIRST_NODES,
-                                     post_search="None")
+        first = self.labeller._solve(
+            sfen, tag="climbing", nodes_limit=CLIMB_FIRST_NODES, post_search="None"
+        )
         if first.status != "mate":
             return None
         return self.labeller.shortest(sfen, climb_nodes(length), tag="climbing")
@@ -883,16 +1002,85 @@ class Generator:
             self.pool.sort(key=lambda e: -e[1])
             del self.pool[POOL_SIZE:]
 
-    def run(self, max_candidates: int = MAX_CANDIDATES) -> None:
-        """Draw from the sources until every quota is met (or the safety cap)."""
+    def mine_non_promotion(self) -> None:
+        """Look for a mate that needs a non-promotion: rare among the other sources
+        (1 in ~2,000 labels), so random set-ups with a check that declines to
+        promote are screened here with cheap searches first."""
+        rng = self.rng
+        setup = random_tsume(rng)
+        if setup is None:
+            return
+        sfen = canonical(setup.sfen(white_attacks=rng.random() < 0.5))
+        pos = usi_mate.Position(sfen)
+        legal = set(pos.legal_moves())
+        if not any(
+            m[1] != "*" and not m.endswith("+") and m + "+" in legal for m in pos.check_moves()
+        ):
+            return
+        self.tried["non-promotion-screen"] += 1
+        first = self.labeller._solve(
+            sfen, tag="screening", nodes_limit=CLIMB_FIRST_NODES, post_search="None"
+        )
+        if first.status != "mate":
+            return
+        best = self.labeller.shortest(sfen, CLIMB_LONG_NODES, tag="screening")
+        if best is not None and self.labeller.needs_non_promotion(
+            sfen, best.mate_length, best.moves[0]
+        ):
+            self.offer(sfen, "non-promotion")
+
+    def mine_knight_non_promotion(self) -> None:
+        """A ``knight_tsume`` set-up, screened with cheap searches as in
+        mine_non_promotion and offered when its mate needs the non-promotion."""
+        rng = self.rng
+        setup = knight_tsume(rng)
+        if setup is None:
+            return
+        sfen = canonical(setup.sfen(white_attacks=rng.random() < 0.5))
+        self.tried["knight-screen"] += 1
+        first = self.labeller._solve(
+            sfen, tag="screening", nodes_limit=CLIMB_FIRST_NODES, post_search="None"
+        )
+        if first.status != "mate":
+            return
+        best = self.labeller.shortest(sfen, CLIMB_LONG_NODES, tag="screening")
+        if best is not None and self.labeller.needs_non_promotion(
+            sfen, best.mate_length, best.moves[0]
+        ):
+            self.offer(sfen, "knight")
+
+    def run(
+        self,
+        max_candidates: int = MAX_CANDIDATES,
+        max_draws: int | None = None,
+        max_seconds: float | None = None,
+    ) -> None:
+        """Draw from the sources until every quota is met, or a cap: candidates
+        (the safety net), draws (a recorded cap, reproducible) or seconds (not
+        reproducible by itself: ``self.draws`` then says how many were made)."""
         rng = self.rng
         started = last = time.perf_counter()
         while not self.coll.full() and sum(self.tried.values()) < max_candidates:
+            if max_draws is not None and self.draws >= max_draws:
+                self.stopped = f"after {self.draws} draws"
+                break
+            if max_seconds is not None and time.perf_counter() - started > max_seconds:
+                self.stopped = f"after {self.draws} draws"  # as --max-draws would
+                break
+            self.draws += 1
+            if self.coll.only_count is not None:
+                self.mine_knight_non_promotion()
+                continue
             missing = self.coll.missing()
             # Climbs give every length from 3 up; random set-ups mostly mates in
             # 1 or 3 and no-mates, games the double-king mix.
             climb_open = any(b not in ("1", "nomate") for b in missing)
             direct_open = "1" in missing or "3" in missing or "nomate" in missing
+            if self.coll.non_promotion_short() and (
+                not missing or rng.random() < NON_PROMOTION_SHARE
+            ):
+                self.mine_non_promotion()
+                continue
             roll = rng.random()
             if climb_open and (roll < 0.5 or not direct_open):
                 self.climb()
@@ -907,10 +1095,12 @@ class Generator:
             now = time.perf_counter()
             if now - last > 60:
                 last = now
-                self.log(f"{now - started:6.0f} s: kept {len(self.coll.labels)}, still wanted "
-                         f"{self.coll.missing()}, categories {dict(self.coll.by_category)}, "
-                         f"tried {dict(self.tried)}, seconds "
-                         + ", ".join(f"{k} {v:.0f}" for k, v in self.labeller.seconds.items()))
+                self.log(
+                    f"{now - started:6.0f} s: kept {len(self.coll.labels)}, still wanted "
+                    f"{self.coll.missing()}, categories {dict(self.coll.by_category)}, "
+                    f"tried {dict(self.tried)}, seconds "
+                    + ", ".join(f"{k} {v:.0f}" for k, v in self.labeller.seconds.items())
+                )
 
 
 # --------------------------------------------------------------------------- output
@@ -931,12 +1121,21 @@ def format_line(label: Label, ident: str) -> str:
     return f"{label.sfen} # " + " ".join(str(f) for f in fields)
 
 
-def header(args: argparse.Namespace, coll: Collection) -> list[str]:
+def header(args: argparse.Namespace, gen: Generator) -> list[str]:
+    coll = gen.coll
     command = "python scripts/make_problems.py"
     if args.seed != DEFAULT_SEED:
         command += f" --seed {args.seed}"
     if args.scale != 1:
         command += f" --scale {args.scale}"
+    if args.only_non_promotion is not None:
+        command += f" --only-non-promotion {args.only_non_promotion}"
+    if args.out.resolve() != DEFAULT_OUT.resolve():
+        out = args.out.resolve()
+        command += f" --out {out.relative_to(REPO) if out.is_relative_to(REPO) else out}"
+    if gen.stopped is not None:
+        # Stopped before the quotas were met: the draws made are the reproducible cap.
+        command += f" --max-draws {gen.draws}"
     buckets = Counter(lb.bucket() for lb in coll.labels)
     cats = Counter(c for lb in coll.labels for c in lb.categories)
     return [
@@ -945,6 +1144,7 @@ def header(args: argparse.Namespace, coll: Collection) -> list[str]:
         "# proved every length minimal (composers' count; strict= counts every interposition)",
         "# and every 'nomate' has a verified disproof certificate.",
         f"# Command: {command}",
+        *([f"# Stopped {gen.stopped} before every quota was met."] if gen.stopped else []),
         f"# Seed: {args.seed}; usi-mate {usi_mate.__version__}, cshogi {_version('cshogi')}",
         f"# {len(coll.labels)} positions; by length: "
         + ", ".join(f"{b}{'+' if b == '15' else ''}: {buckets[b]}" for b in QUOTA),
@@ -963,23 +1163,56 @@ def main(argv: list[str] | None = None) -> int:
     """Generate, label and write the set; a summary goes to stderr."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
-    ap.add_argument("--scale", type=float, default=1.0,
-                    help="multiply every quota (0.1 for a quick look; default 1)")
+    ap.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="multiply every quota (0.1 for a quick look; default 1)",
+    )
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
+    ap.add_argument(
+        "--only-non-promotion",
+        type=int,
+        default=None,
+        metavar="N",
+        help="make N mates that need a non-promotion and nothing else, from "
+        "set-ups built around a knight check (problems/generated_nonpromotion.sfen)",
+    )
+    ap.add_argument(
+        "--max-draws",
+        type=int,
+        default=None,
+        help="stop after this many draws (what a file stopped by --max-seconds "
+        "records, to regenerate it exactly)",
+    )
+    ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="stop after this many seconds and write what was kept; the header "
+        "then records the draws made as --max-draws",
+    )
     args = ap.parse_args(argv)
     if args.scale <= 0:
         ap.error("--scale must be positive")
+    if args.only_non_promotion is not None and args.only_non_promotion < 1:
+        ap.error("--only-non-promotion must be at least 1")
+    if args.max_draws is not None and args.max_draws < 1:
+        ap.error("--max-draws must be at least 1")
+    if args.max_seconds is not None and args.max_seconds <= 0:
+        ap.error("--max-seconds must be positive")
 
     def log(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
     started = time.perf_counter()
-    gen = Generator(args.seed, args.scale, log)
-    gen.run()
+    gen = Generator(args.seed, args.scale, log, args.only_non_promotion)
+    gen.run(max_draws=args.max_draws, max_seconds=args.max_seconds)
     wall = time.perf_counter() - started
     coll = gen.coll
-    lines = header(args, coll)
-    lines += [format_line(lb, f"gen-{i:04d}") for i, lb in enumerate(ordered(coll.labels), 1)]
+    lines = header(args, gen)
+    prefix = "gen" if args.only_non_promotion is None else "gen-np"
+    lines += [format_line(lb, f"{prefix}-{i:04d}") for i, lb in enumerate(ordered(coll.labels), 1)]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     log(f"wrote {len(coll.labels)} positions to {args.out} in {wall:.0f} s")
     log(f"candidates by source: {dict(gen.tried)}")
@@ -987,7 +1220,10 @@ def main(argv: list[str] | None = None) -> int:
     log("engine seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in gen.labeller.seconds.items()))
     log(f"by source kept: {dict(Counter(lb.source for lb in coll.labels))}")
     if not coll.full():
-        log(f"quotas not met: {coll.missing()}")
+        log(
+            f"quotas not met: {coll.missing()}"
+            + (f"; stopped {gen.stopped}" if gen.stopped else "")
+        )
         return 1
     return 0
 
