@@ -7,8 +7,8 @@ that load from other processes on the machine hits both alike, and prints a
 table with the ratio against ``--jobs 1`` measured in the same run. It also
 checks that every setting gives the same verdicts and lines.
 
-    python scripts/batch_wall.py                       # yaneuraou500m_mate5, 1000 problems
-    python scripts/batch_wall.py --file ../shared/problems/yaneuraou500m_mate11.sfen --repeat 3
+    python scripts/batch_wall.py                       # problems/generated.sfen
+    python scripts/batch_wall.py --file problems/zukou.sfen --repeat 3
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 # The usi_mate that this Python imports (an in-place build in the checkout, or the
 # installed package): child processes must import the same one.
 PACKAGE_ROOT = str(Path(importlib.util.find_spec("usi_mate").origin).resolve().parent.parent)
-DEFAULT_FILE = REPO.parent / "shared" / "problems" / "yaneuraou500m_mate5.sfen"
+DEFAULT_FILE = REPO / "problems" / "generated.sfen"
 ENV = {**os.environ, "PYTHONPATH": PACKAGE_ROOT}
 
 

@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
 """Mate-suite benchmark: usi_mate's df-pn against cshogi.DfPn, same limits, same run.
 
-    python scripts/bench.py                                  # the five yaneuraou500m files
-    python scripts/bench.py --limit 50 --time 3000 ../shared/problems/zukou.sfen
+    python scripts/bench.py                                  # the committed default set
+    python scripts/bench.py --time 3000 problems/zukou.sfen problems/muso.sfen
     python scripts/bench.py --no-peer --markdown /tmp/bench.md
+    USI_MATE_PROBLEMS=/path/to/collections python scripts/bench.py tendo.sfen
+
+By default it runs problems/generated.sfen, mogami_tests.sfen and
+komori_mate_engine_test.sfen, all in the repository (problems/SOURCES.md). A file
+given by name alone that is not in the current folder is looked for in
+problems/ and then in the folder that USI_MATE_PROBLEMS names, so collections the
+repository does not carry can be benchmarked from where they are.
 
 Every problem goes first to usi_mate, then to cshogi.DfPn, one at a time (one
 thread each, never both at once), with the same time limit (--time) and, when
@@ -70,12 +77,34 @@ import cshogi
 
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
-PROBLEMS = REPO.parent / "shared" / "problems"
-DEFAULT_FILES = [PROBLEMS / f"yaneuraou500m_mate{n}.sfen" for n in (3, 5, 7, 9, 11)]
+PROBLEMS = REPO / "problems"
+# Committed, labelled with lengths, and quick: the generated set solves in about
+# a minute (cshogi a few more), the other two in a second.
+DEFAULT_FILES = [
+    PROBLEMS / name
+    for name in ("generated.sfen", "mogami_tests.sfen", "komori_mate_engine_test.sfen")
+]
+EXTRA_PROBLEMS_ENV = "USI_MATE_PROBLEMS"
+
+
+def resolve_problem_file(path: Path) -> Path:
+    """``path`` as given when it exists; a bare file name is also looked for in
+    problems/ and in the folder that USI_MATE_PROBLEMS names."""
+    if path.is_file() or path.parent != Path("."):
+        return path
+    folders = [PROBLEMS]
+    extra = os.environ.get(EXTRA_PROBLEMS_ENV, "").strip()
+    if extra:
+        folders.append(Path(extra).expanduser())
+    for folder in folders:
+        if (folder / path).is_file():
+            return folder / path
+    return path
+
 
 if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
-from replay import check_mate_line
+from replay import check_mate_line  # noqa: E402 - scripts/ is on sys.path only from here
 
 # Same as usi_mate's max_ply (csrc/dfpn.h): both engines cut paths at this depth.
 # cshogi adds it to the root's move number into a uint16, so it must stay well below 65535.
@@ -259,8 +288,9 @@ def import_usi_mate(attempts: int = 5, pause_s: float = 2.0):
 class Ours:
     """usi_mate's Solver, one table reused (and cleared) for every problem."""
 
-    def __init__(self, hash_mb: int, time_ms: int, nodes: int | None, post_search: str,
-                 strict: bool) -> None:
+    def __init__(
+        self, hash_mb: int, time_ms: int, nodes: int | None, post_search: str, strict: bool
+    ) -> None:
         self.solver = import_usi_mate().Solver(hash_mb=hash_mb)
         self.time_ms = time_ms
         self.nodes = nodes
@@ -269,7 +299,9 @@ class Ours:
     def solve(self, sfen: str) -> Answer:
         self.solver.clear()  # a fresh table per problem, outside the timing
         start = time.perf_counter()
-        res = self.solver.solve(sfen, time_limit_ms=self.time_ms, nodes_limit=self.nodes, **self.options)
+        res = self.solver.solve(
+            sfen, time_limit_ms=self.time_ms, nodes_limit=self.nodes, **self.options
+        )
         wall = time.perf_counter() - start
         return Answer(res.status, list(res.moves), res.nodes, wall, res.error)
 
@@ -645,7 +677,9 @@ def main(argv: list[str] | None = None) -> int:
         "files",
         nargs="*",
         type=Path,
-        help="problem files (default: yaneuraou500m_mate{3..11}.sfen)",
+        help="problem files (default: problems/generated.sfen, mogami_tests.sfen and "
+        "komori_mate_engine_test.sfen; a bare name is also looked for in problems/ and "
+        f"${EXTRA_PROBLEMS_ENV})",
     )
     ap.add_argument(
         "--time",
@@ -686,10 +720,18 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--nodes must be from 1 to {PEER_MAX_NODES} (cshogi's limit is a C int)")
     if args.limit is not None and args.limit < 1:
         ap.error("--limit must be at least 1")
-    files = args.files or DEFAULT_FILES
+    files = [resolve_problem_file(p) for p in args.files] or DEFAULT_FILES
     for path in files:
         if not path.is_file():
-            ap.error(f"no such problem file: {path}")
+            hint = (
+                ""
+                if os.environ.get(EXTRA_PROBLEMS_ENV)
+                else (
+                    f" (set {EXTRA_PROBLEMS_ENV} to the folder of collections the repository "
+                    "does not carry)"
+                )
+            )
+            ap.error(f"no such problem file: {path}{hint}")
     problem_sets = [(path, read_problems(path, args.limit)) for path in files]
     with_peer = not args.no_peer
 

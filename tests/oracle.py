@@ -1,5 +1,5 @@
-"""Helpers shared by the tests: cshogi as the legality oracle, the shared problem
-files, SFEN field handling and mismatch collection.
+"""Helpers shared by the tests: cshogi as the legality oracle, the problem files,
+SFEN field handling and mismatch collection.
 
 cshogi's C++ move generator (Apery lineage) is trusted for legality, including
 pawn-drop mate with pinned defenders (DOMAIN.md section 5). "Gives check" is
@@ -13,10 +13,16 @@ import os
 from pathlib import Path
 
 import cshogi
+import pytest
 
-# The shared problem collections sit beside the checkout (../shared/problems).
+# The collections the repository carries (problems/SOURCES.md): every test that
+# needs problems reads them from here, so a fresh clone tests itself.
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PROBLEMS_DIR = Path(os.environ.get("USI_MATE_PROBLEMS", REPO_ROOT.parent / "shared" / "problems"))
+PROBLEMS_DIR = REPO_ROOT / "problems"
+# Other collections (files in the same format that the repository may not carry,
+# such as tendo.sfen or yaneuraou500m_mate7.sfen) are read from the folder this
+# variable names, when it is set; tests that need one of them skip without it.
+EXTRA_PROBLEMS_ENV = "USI_MATE_PROBLEMS"
 START_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
 # Full set per piece type (both colours together), kings excluded.
@@ -26,12 +32,56 @@ FILES = "987654321"  # SFEN rank strings run from file 9 to file 1
 RANKS = "abcdefghi"
 
 
+def extra_problems_dir() -> Path | None:
+    """The folder named by USI_MATE_PROBLEMS, or None when the variable is unset or empty."""
+    value = os.environ.get(EXTRA_PROBLEMS_ENV, "").strip()
+    return Path(value).expanduser() if value else None
+
+
 def problem_files() -> list[Path]:
-    return sorted(PROBLEMS_DIR.glob("*.sfen"))
+    """The committed problem files, then those of USI_MATE_PROBLEMS (when set) that
+    the repository does not carry under the same name."""
+    files = sorted(PROBLEMS_DIR.glob("*.sfen"))
+    extra = extra_problems_dir()
+    if extra is not None and extra.resolve() != PROBLEMS_DIR.resolve():
+        committed = {f.name for f in files}
+        files += [f for f in sorted(extra.glob("*.sfen")) if f.name not in committed]
+    return files
+
+
+def external_problem_file(name: str) -> Path | None:
+    """``name`` from the USI_MATE_PROBLEMS folder, or None when it is not there."""
+    extra = extra_problems_dir()
+    if extra is None or not (extra / name).is_file():
+        return None
+    return extra / name
+
+
+def missing_external_reason(name: str) -> str:
+    """What a test that needs the external file ``name`` says when it skips."""
+    extra = extra_problems_dir()
+    where = (
+        f"{EXTRA_PROBLEMS_ENV}={extra} has no {name}"
+        if extra is not None
+        else f"{EXTRA_PROBLEMS_ENV} is not set"
+    )
+    return (
+        f"optional collection {name} not found ({where}): it is not in the repository "
+        f"(see problems/SOURCES.md); set {EXTRA_PROBLEMS_ENV} to a folder holding it to run this"
+    )
+
+
+def problem_lines(path: Path) -> list[str]:
+    """The problem lines of a file: comment (#) and blank lines left out."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            out.append(line.strip())
+    return out
 
 
 def load_problems() -> list[tuple[str, str]]:
-    """Every (id, sfen) of the shared problem files; lines are 'SFEN # expected id ...'."""
+    """Every (id, sfen) of problem_files(); lines are 'SFEN # expected id ...'."""
     out = []
     for path in problem_files():
         for lineno, line in enumerate(path.read_text().splitlines(), start=1):
@@ -213,8 +263,9 @@ def mirror_usi(move: str) -> str:
 # Mate lines and labels
 
 
-def check_mate_line(sfen: str, moves: list[str], *, and_root: bool = False,
-                    allow_futile_end: bool = True) -> str | None:
+def check_mate_line(
+    sfen: str, moves: list[str], *, and_root: bool = False, allow_futile_end: bool = True
+) -> str | None:
     """Replay a mating line with cshogi; None when valid, else the reason.
 
     Valid: every move legal, every attacker move gives check, and the last
@@ -250,15 +301,61 @@ def only_futile_replies(sfen: str) -> bool:
     return bool(replies) and all(r[1] == "*" for r in replies) and judged_futile(sfen)
 
 
+def parse_labelled(line: str) -> tuple[str, str, str, dict[str, str]]:
+    """'SFEN # expected id key=value ...' -> (sfen, expected, id, {key: value})."""
+    sfen, _, comment = line.partition("#")
+    words = comment.split()
+    extra = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+    return sfen.strip(), words[0], words[1], extra
+
+
 def load_labelled(name: str) -> list[tuple[str, str, str]]:
-    """(sfen, expected, id) of every line of a shared problem file."""
-    out = []
-    for line in (PROBLEMS_DIR / name).read_text().splitlines():
-        sfen, _, comment = line.partition("#")
-        words = comment.split()
-        if sfen.strip() and len(words) >= 2:
-            out.append((sfen.strip(), words[0], words[1]))
-    return out
+    """(sfen, expected, id) of every line of a committed problem file (problems/)."""
+    return [parse_labelled(line)[:3] for line in problem_lines(PROBLEMS_DIR / name)]
+
+
+GENERATED_FILES = ("generated.sfen", "generated_nonpromotion.sfen")
+
+
+def load_generated() -> list[tuple[str, str, str, dict[str, str]]]:
+    """(sfen, expected, id, fields) of the sets scripts/make_problems.py made
+    (problems/generated.sfen, then generated_nonpromotion.sfen); fields hold cat=
+    (comma-separated categories), strict= and src=."""
+    return [
+        parse_labelled(line)
+        for name in GENERATED_FILES
+        for line in problem_lines(PROBLEMS_DIR / name)
+    ]
+
+
+def categories(fields: dict[str, str]) -> set[str]:
+    """The cat= categories of a generated line."""
+    return set(filter(None, fields.get("cat", "").split(",")))
+
+
+def external_labelled(names: str | list[str], select=lambda items: items) -> list:
+    """pytest parameters (sfen, expected, id) from optional external collections.
+
+    ``select`` picks the cases from each file's list. Files that are missing add
+    one parameter that skips, its reason naming them and USI_MATE_PROBLEMS, so a
+    run shows one skip for the collections a test lacks.
+    """
+    names = [names] if isinstance(names, str) else names
+    params, missing = [], []
+    for name in names:
+        path = external_problem_file(name)
+        if path is None:
+            missing.append(name)
+            continue
+        items = select([parse_labelled(line)[:3] for line in problem_lines(path)])
+        params += [pytest.param(*item, id=item[2]) for item in items]
+    if missing:
+        label = ", ".join(missing)
+        reason = missing_external_reason(label)
+        params.append(
+            pytest.param(None, None, label, marks=pytest.mark.skip(reason=reason), id=label)
+        )
+    return params
 
 
 def verdict_agrees(expected: str, status: str, length: int | None) -> bool:
@@ -270,7 +367,7 @@ def verdict_agrees(expected: str, status: str, length: int | None) -> bool:
     if expected == "nomate":
         return status == "nomate"
     if expected.startswith("nomate<="):
-        bound = int(expected[len("nomate<="):])
+        bound = int(expected[len("nomate<=") :])
         return status == "nomate" or (status == "mate" and length > bound)
     if expected.startswith(">="):
         return status == "mate" and length >= int(expected[2:])

@@ -1,7 +1,7 @@
 """End-to-end tests of ``usi-mate solve`` (run as a subprocess) and of ``solve_many``.
 
-The problem files are a few lines copied from the shared collections into
-tmp_path. Verdicts are checked against the rules (a mating line replays to
+The problem files are a few lines copied from the committed collections
+(problems/) into tmp_path. Verdicts are checked against the rules (a mating line replays to
 checkmate from its own position), not against today's exact lines, so these
 tests survive search changes such as shortest-mate search.
 """
@@ -20,15 +20,13 @@ import time
 from pathlib import Path
 
 import pytest
+from oracle import PROBLEMS_DIR, problem_lines
 
 import usi_mate
-from usi_mate import Position
-from usi_mate import solve_many
+from usi_mate import Position, solve_many
 from usi_mate.batch import _group_inputs
 from usi_mate.problems import Expected, parse_problem_line
 
-REPO = Path(__file__).resolve().parents[1]
-PROBLEMS = REPO.parent / "shared" / "problems"
 # Where the package under test was imported from (the checkout after an in-place
 # build, or site-packages when installed): the child processes must import that
 # same package, and run from there so that an unbuilt checkout cannot shadow it.
@@ -37,8 +35,6 @@ ENV = {**os.environ, "PYTHONPATH": PACKAGE_ROOT}
 # Small tables: every subprocess (and every --jobs worker) allocates one, and
 # these problems need a few MB at most.
 HASH = ["--hash", "16"]
-
-pytestmark = pytest.mark.skipif(not PROBLEMS.is_dir(), reason="shared problem files not found")
 
 
 def solve_command() -> tuple[str, ...]:
@@ -63,9 +59,20 @@ def run_solve(
 
 
 def lines_of(name: str, *numbers: int) -> list[str]:
-    """Lines of a shared problem file, by 1-based line number."""
-    all_lines = (PROBLEMS / name).read_text(encoding="utf-8").splitlines()
+    """Problems of a committed file (problems/), by 1-based number (comments not counted)."""
+    all_lines = problem_lines(PROBLEMS_DIR / name)
     return [all_lines[n - 1] for n in numbers]
+
+
+def generated(label: str, count: int) -> list[str]:
+    """The first ``count`` lines of problems/generated.sfen labelled ``label``."""
+    found = [
+        line
+        for line in problem_lines(PROBLEMS_DIR / "generated.sfen")
+        if line.partition("#")[2].split()[0] == label
+    ]
+    assert len(found) >= count, f"generated.sfen has {len(found)} lines labelled {label}"
+    return found[:count]
 
 
 def write(tmp_path: Path, name: str, lines: list[str]) -> Path:
@@ -97,7 +104,7 @@ WRONG_LABEL = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1 # nomate wrong-label"
 
 @pytest.fixture
 def mixed_file(tmp_path: Path) -> tuple[Path, list[str]]:
-    good = lines_of("yaneuraou500m_mate3.sfen", 1, 2, 3) + lines_of("tendo.sfen", 1, 3)
+    good = generated("3", 3) + generated("9", 1) + generated("5", 1)
     lines = good[:3] + [MALFORMED] + good[3:]
     return write(tmp_path, "mixed.sfen", ["# a comment line", ""] + lines), lines
 
@@ -277,11 +284,7 @@ def test_problem_line_parsing():
 def test_jobs_2_keeps_input_order(tmp_path):
     # A problem that takes ~0.1 s (Zukō #2, 21 plies) first, so the fast ones behind it
     # finish first on the other worker.
-    lines = (
-        lines_of("zukou.sfen", 2)
-        + lines_of("yaneuraou500m_mate3.sfen", *range(1, 13))
-        + lines_of("tendo.sfen", 1, 2, 3)
-    )
+    lines = lines_of("zukou.sfen", 2) + generated("3", 12) + generated("7", 3)
     path = write(tmp_path, "order.sfen", lines)
     r = run_solve(str(path), "--jobs", "2", "--format", "jsonl", "--time", "20000", *HASH)
     assert r.returncode == 0, r.stderr
@@ -306,11 +309,11 @@ def wait_for_lines(path: Path, n: int, proc: subprocess.Popen, timeout: float = 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_sigint_leaves_complete_jsonl_and_exits_130(tmp_path, jobs):
-    fast = lines_of("tendo.sfen", 1, 2, 3)
+    fast = generated("5", 3)
     # Zukō #1 (69 plies) and #4 (39) take far longer than this test: the run
     # is interrupted while both workers are on them.
     slow = lines_of("zukou.sfen", 1, 4)
-    lines = fast + slow + lines_of("yaneuraou500m_mate3.sfen", 1, 2)
+    lines = fast + slow + generated("3", 2)
     path = write(tmp_path, "slow.sfen", lines)
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen(
@@ -432,11 +435,7 @@ def test_unknown_input_is_a_usage_error(tmp_path):
 
 
 def _solve_many_inputs():
-    lines = (
-        lines_of("zukou.sfen", 2)
-        + lines_of("yaneuraou500m_mate3.sfen", *range(1, 9))
-        + lines_of("tendo.sfen", 3)
-    )
+    lines = lines_of("zukou.sfen", 2) + generated("3", 8) + generated("5", 1)
     texts = [parse_problem_line(line)[0] for line in lines]
     # Mixed kinds: Position objects, text with moves, and one unreadable string.
     return [Position(texts[0])] + texts[1:] + ["startpos moves 7g7f", "not a position"]
@@ -455,7 +454,7 @@ def test_solve_many_yields_in_input_order(jobs):
 
 
 def test_solve_many_is_lazy_and_can_be_abandoned():
-    line = parse_problem_line(lines_of("tendo.sfen", 3)[0])[0]
+    line = parse_problem_line(generated("5", 1)[0])[0]
     consumed = 0
 
     def endless():

@@ -5,7 +5,8 @@ Position sources, all deterministic:
 * random games from the start position, played with cshogi's legal moves and a
   seeded ``random.Random`` (a share of plies pick a checking move, so positions in
   check and evasions are common), up to MAX_PLIES or the end of the game;
-* every line of the shared problem files (../shared/problems/*.sfen);
+* every line of the problem files (problems/*.sfen, plus those of the folder
+  USI_MATE_PROBLEMS names, when set);
 * random tsume-like positions: a defender king, a few random pieces of both colours
   near it, large hands for the attacker (the rest, or part of it, for the defender),
   black or white to move; illegal set-ups are rejected.
@@ -239,8 +240,7 @@ def game_sfens(games) -> list[str]:
 @pytest.fixture(scope="module")
 def problem_sfens() -> list[str]:
     problems = load_problems()
-    if not problems:
-        pytest.skip("shared problem files not found")
+    assert problems, "no problem files in problems/"
     return [sfen for _, sfen in problems]
 
 
@@ -343,7 +343,10 @@ def test_random_games(game_sfens):
 
 def test_problem_files(problem_sfens):
     cov = run_comparison("problem files", problem_sfens)
-    assert cov.with_checks > 5000
+    # The committed files alone: 1,568 mates in 1, ~1,900 generated problems and
+    # 200 classics, all with a check (most nshogi no-mate-in-1 positions have none):
+    # 3,895 positions with a check when the generated set was committed.
+    assert cov.with_checks > 3500
 
 
 def test_random_tsume(tsume_sfens):

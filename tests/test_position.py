@@ -435,8 +435,7 @@ def sample_sfens():
     from oracle import load_problems
 
     found = load_problems()
-    if not found:
-        pytest.skip("shared problem files not found")
+    assert found, "no problem files in problems/"
     return [sfen for _, sfen in found[::25]]
 
 

@@ -1,4 +1,4 @@
-"""The df-pn mate search: verdicts on the shared collections, every line replayed
+"""The df-pn mate search: verdicts on the committed collections, every line replayed
 with cshogi, the special rules, proof hands and superiority, table size and stop.
 
 Searches are capped by nodes (never by time) so results do not depend on the
@@ -7,14 +7,32 @@ machine's speed.
 
 from __future__ import annotations
 
+import sys
 import threading
 
+import cshogi
 import pytest
-from oracle import check_mate_line, load_labelled, verdict_agrees
+from oracle import (
+    RANKS,
+    categories,
+    check_mate_line,
+    external_labelled,
+    load_generated,
+    load_labelled,
+    parse_board,
+    pawn_drop_check,
+    sfen_fields,
+    verdict_agrees,
+)
 
 from usi_mate import MateResult, Position, Solver, solve
 
 NODES = 3_000_000  # cap a problem: every sampled problem solves far below this
+# problems/generated.sfen: every label was proven within 2 M nodes on a cleared
+# table (scripts/make_problems.py); a reused table needs no more than that.
+GENERATED_NODES = 5_000_000
+
+GENERATED = load_generated()
 
 
 @pytest.fixture(scope="module")
@@ -37,37 +55,270 @@ def assert_solved(solver, sfen, expected, ident, *, nodes=NODES, **options):
     return result
 
 
+def _ids(value):
+    return value if isinstance(value, str) and "/" not in value and not value[0].isdigit() else None
+
+
 @pytest.mark.parametrize(
     "sfen,expected,ident",
-    load_labelled("special_rules.sfen") + load_labelled("komori_mate_engine_test.sfen"),
-    ids=lambda v: v if isinstance(v, str) and "/" not in v and not v[0].isdigit() else None,
+    load_labelled("komori_mate_engine_test.sfen") + load_labelled("mogami_tests.sfen"),
+    ids=_ids,
 )
-def test_special_rules_and_komori_verdicts(solver, sfen, expected, ident):
+def test_komori_and_mogami_verdicts(solver, sfen, expected, ident):
     assert_solved(solver, sfen, expected, ident)
 
 
-# Every 40th problem of each yaneuraou set: 25 a set, 125 in all.
-YANEURAOU = [
-    item
-    for n in (3, 5, 7, 9, 11)
-    for item in load_labelled(f"yaneuraou500m_mate{n}.sfen")[::40]
-]
+def test_generated_set_every_label(solver):
+    """Every line of problems/generated.sfen: the verdict, the proven shortest
+    length in the composers' count, and the line replayed with cshogi.
+
+    One test over the whole file (~2,500 positions, most solve in milliseconds)
+    with the mismatches gathered, so a failure lists every position that broke.
+    """
+    wrong = []
+    for sfen, expected, ident, _ in GENERATED:
+        result = solver.solve(sfen, nodes_limit=GENERATED_NODES)
+        if expected == "nomate":
+            if result.status != "nomate":
+                wrong.append(f"{ident}: expected nomate, got {result.status} {result.moves}")
+            continue
+        if result.status != "mate" or not result.min_length_proven:
+            wrong.append(
+                f"{ident}: expected {expected}, got {result.status} "
+                f"(shortest proven: {result.min_length_proven})"
+            )
+        elif result.mate_length != int(expected):
+            wrong.append(f"{ident}: expected {expected}, got {result.mate_length}: {result.moves}")
+        else:
+            reason = check_mate_line(sfen, result.moves)
+            if reason is not None:
+                wrong.append(f"{ident}: {reason}")
+    assert not wrong, f"{len(wrong)} of {len(GENERATED)} disagree:\n" + "\n".join(wrong[:20])
 
 
-@pytest.mark.parametrize("sfen,expected,ident", YANEURAOU, ids=[i for _, _, i in YANEURAOU])
+def test_generated_set_covers_every_length_and_rule():
+    """The committed set holds what the other tests rely on: mates of 1 to 15+
+    plies, no-mates, and cases of every rule category."""
+    lengths = {min(int(e), 15) for _, e, _, _ in GENERATED if e != "nomate"}
+    assert lengths == set(range(1, 16, 2))
+    assert sum(e == "nomate" for _, e, _, _ in GENERATED) >= 100
+    found = {
+        c: 0
+        for c in (
+            "double-king",
+            "white-to-move",
+            "uchifuzume",
+            "nifu",
+            "perpetual-check",
+            "muda-ai",
+            "non-promotion",
+        )
+    }
+    for *_, fields in GENERATED:
+        for c in categories(fields) & set(found):
+            found[c] += 1
+    assert min(found.values()) >= 10, found
+    bare = sum("K" not in s.split()[0] or "k" not in s.split()[0] for s, *_ in GENERATED)
+    assert bare >= 100  # bare-king problems as well as double-king ones
+
+
+def _generated_with(category):
+    return [pytest.param(s, e, i, id=i) for s, e, i, f in GENERATED if category in categories(f)]
+
+
+# The searches of scripts/make_problems.py that decided a generated line's rule
+# categories (test_make_problems.py checks that these values are the script's):
+# the label's shortest mate on a cleared 64 MB table within 2 M nodes, and the first
+# look with its disproof certificate on a cleared 16 MB table within 300 k nodes.
+# Repeated with the same table size and limits, they give the same lines and trees.
+LABEL_SEARCH = {"hash_mb": 64, "nodes_limit": 2_000_000}
+FIRST_SEARCH = {"hash_mb": 16, "nodes_limit": 300_000, "certify_nodes": 1_000_000}
+
+
+def _label_search(sfen):
+    """The labelled line of a generated mate (the search that made the label)."""
+    options = dict(LABEL_SEARCH)
+    return Solver(hash_mb=options.pop("hash_mb")).solve(sfen, **options)
+
+
+def _first_search(sfen):
+    """The first look at a generated position, with its verified disproof tree."""
+    options = dict(FIRST_SEARCH)
+    solver = Solver(hash_mb=options.pop("hash_mb"))
+    return solver.solve(sfen, post_search="None", certify=True, **options)
+
+
+def _line_positions(sfen, moves):
+    """cshogi boards of the root and of every attacker position along a line."""
+    board = cshogi.Board(sfen)
+    out = [board.copy()]
+    for i, move in enumerate(moves):
+        board.push_usi(move)
+        if i % 2 == 1:
+            out.append(board.copy())
+    return out
+
+
+def _drop_square(board):
+    """USI square in front of the enemy king (where a checking pawn drop lands), or
+    None when the enemy king is missing or on the attacker's far edge."""
+    field, side, _ = sfen_fields(board.sfen())
+    king = next(
+        (sq for sq, p in parse_board(field).items() if p == ("k" if side == "b" else "K")), None
+    )
+    if king is None:
+        return None
+    rank = RANKS.index(king[1]) + (1 if side == "b" else -1)
+    return king[0] + RANKS[rank] if 0 <= rank < 9 else None
+
+
+@pytest.mark.parametrize("sfen,expected,ident", _generated_with("uchifuzume"))
+def test_generated_pawn_drop_mates_are_refused(sfen, expected, ident):
+    # At the root or along the labelled line a pawn drop would mate: cshogi does not
+    # list it, and neither may we; the verdict and length hold without it.
+    result = _label_search(sfen)
+    assert result.status == ("nomate" if expected == "nomate" else "mate"), ident
+    assert expected == "nomate" or result.mate_length == int(expected), ident
+    refused = [b for b in _line_positions(sfen, result.moves) if pawn_drop_check(b) == "rejected"]
+    assert refused, f"{ident}: no refused pawn-drop mate on {result.moves}"
+    for board in refused:
+        drop = "P*" + _drop_square(board)
+        assert drop not in Position(board.sfen()).legal_moves(), f"{ident}: {drop} listed"
+
+
+@pytest.mark.parametrize("sfen,expected,ident", _generated_with("nifu"))
+def test_generated_two_pawn_drops_are_refused(sfen, expected, ident):
+    # At the root or along the labelled line the pawn drop in front of the king is
+    # forbidden only by a pawn of the attacker's on that file (two pawns).
+    result = _label_search(sfen)
+    assert result.status == ("nomate" if expected == "nomate" else "mate"), ident
+    assert expected == "nomate" or result.mate_length == int(expected), ident
+    seen = 0
+    for board in _line_positions(sfen, result.moves):
+        field, side, _ = sfen_fields(board.sfen())
+        has_pawn = board.pieces_in_hand[0 if side == "b" else 1][0] > 0
+        square = _drop_square(board)
+        own = "P" if side == "b" else "p"
+        squares = parse_board(field)
+        if (
+            has_pawn
+            and square is not None
+            and square not in squares
+            and not board.is_check()
+            and any(sq[0] == square[0] and p == own for sq, p in squares.items())
+        ):
+            seen += 1
+            assert f"P*{square}" not in Position(board.sfen()).legal_moves(), ident
+            assert f"P*{square}" not in map(cshogi.move_to_usi, board.legal_moves), ident
+    assert seen, f"{ident}: no pawn drop forbidden by two pawns on {result.moves}"
+
+
+def _disproof_repeats(sfen, refutations):
+    """Whether a disproof tree (every check of the attacker, the recorded reply of the
+    defender) closes a line by coming back to a position on its path: perpetual check."""
+    refute = {" ".join(k.split()[:3]): v for k, v in refutations.items()}
+    board = cshogi.Board(sfen)
+    path, clean = [], set()
+
+    def key():
+        return " ".join(board.sfen().split()[:3])
+
+    def walk(attacker):
+        here = key()
+        if here in path:
+            return True
+        if here in clean:
+            return False
+        path.append(here)
+        if attacker:
+            moves = [m for m in board.legal_moves if _checks(board, m)]
+        else:
+            moves = [m for m in board.legal_moves if cshogi.move_to_usi(m) == refute.get(here)]
+        found = False
+        for m in moves:
+            board.push(m)
+            found = walk(not attacker)
+            board.pop()
+            if found:
+                break
+        path.pop()
+        if not found:
+            clean.add(here)
+        return found
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 20_000))
+    try:
+        return walk(True)
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _checks(board, move):
+    board.push(move)
+    check = board.is_check()
+    board.pop()
+    return check
+
+
+@pytest.mark.parametrize("sfen,expected,ident", _generated_with("perpetual-check"))
+def test_generated_perpetual_checks_are_no_mate(sfen, expected, ident):
+    # The attacker can check for ever along a line of the disproof: repetition
+    # under continuous check is no mate, and the certificate replays it.
+    assert expected == "nomate"
+    result = _first_search(sfen)
+    assert result.status == "nomate", ident
+    check = result.certification
+    assert check.status == "certified", f"{ident}: {check.reason}"
+    assert _disproof_repeats(sfen, check.refutations), f"{ident}: no repetition in the disproof"
+
+
+@pytest.mark.parametrize("sfen,expected,ident", _generated_with("non-promotion"))
+def test_generated_mates_that_need_a_non_promotion(solver, sfen, expected, ident):
+    # The first move does not promote although it could; promoting instead
+    # leaves no mate as short (the engine must generate non-promotions).
+    result = solver.solve(sfen, nodes_limit=GENERATED_NODES)
+    assert result.mate_length == int(expected) and result.min_length_proven, ident
+    first = result.moves[0]
+    pos = Position(sfen)
+    assert first[1] != "*" and not first.endswith("+") and first + "+" in pos.legal_moves()
+    pos.push_usi(first + "+")
+    if not pos.is_check():
+        return  # the promoted piece gives no check: no mate begins with it
+    assert not pos.is_mate(), f"{ident}: {first}+ mates at once"
+    after = Solver(hash_mb=16).solve(
+        pos, nodes_limit=GENERATED_NODES, root_is_and_node_if_checked=True
+    )
+    assert after.status in ("mate", "nomate"), ident
+    assert after.status == "nomate" or (
+        after.min_length_proven and after.mate_length + 1 > int(expected)
+    ), f"{ident}: {first}+ mates in {after.mate_length + 1} as well"
+
+
+# Every 10th generated no-mate: the disproof certificate verifies.
+@pytest.mark.parametrize(
+    "sfen,expected,ident",
+    [pytest.param(s, e, i, id=i) for s, e, i, _ in GENERATED if e == "nomate"][::10],
+)
+def test_generated_no_mates_have_verified_certificates(sfen, expected, ident):
+    result = Solver(hash_mb=16).solve(
+        sfen, nodes_limit=GENERATED_NODES, post_search="None", certify=True
+    )
+    assert result.status == "nomate", ident
+    assert result.certification.status == "certified", f"{ident}: {result.certification}"
+
+
+# Every 7th yaneuraou problem: 143 a set. The labels count every reply (strict).
+@pytest.mark.parametrize(
+    "sfen,expected,ident",
+    external_labelled(
+        [f"yaneuraou500m_mate{n}.sfen" for n in (3, 5, 7, 9, 11)], lambda items: items[::7]
+    ),
+)
 def test_yaneuraou_sample_solves_with_the_stated_length(solver, sfen, expected, ident):
     # Proving that no shorter mate exists takes more nodes than the mate itself.
     result = assert_solved(solver, sfen, expected, ident, nodes=30_000_000)
     assert result.mate_length == int(expected) and result.min_length_proven
-
-
-@pytest.mark.parametrize(
-    "sfen,expected,ident",
-    load_labelled("mogami_tests.sfen")[:16] + load_labelled("tendo.sfen")[::4],
-    ids=lambda v: v if isinstance(v, str) and "/" not in v and not v[0].isdigit() else None,
-)
-def test_mogami_and_tendo_sample(solver, sfen, expected, ident):
-    assert_solved(solver, sfen, expected, ident)
 
 
 def test_pawn_drop_mate_is_refused():
@@ -140,30 +391,38 @@ def _with_attacker_hand(sfen: str, hand: dict[str, int]) -> str:
     return f"{board_field} {side} {(attacker + defender) or '-'} 1"
 
 
-@pytest.mark.parametrize("sfen,expected,ident", load_labelled("yaneuraou500m_mate5.sfen")[:400:20])
+# Double-king mates of 5 to 9 plies from the generated set, 20 of them: the
+# reduced hand below is then a complete position (the defender holds the rest).
+PROOF_HAND_CASES = [
+    (s, e, i) for s, e, i, f in GENERATED if "double-king" in categories(f) and e in ("5", "7", "9")
+][::5][:20]
+
+
+@pytest.mark.parametrize(
+    "sfen,expected,ident", PROOF_HAND_CASES, ids=[c[2] for c in PROOF_HAND_CASES]
+)
 def test_proof_hand_is_sound(sfen, expected, ident):
     # A proof hand claims the mate holds with only those pieces in hand: check it
     # by solving that position afresh.
-    from oracle import FULL_SET, parse_board
-
     s = Solver(hash_mb=16)
     assert s.solve(sfen, nodes_limit=NODES).status == "mate"
     status, hand, _ = s.probe(sfen)
     assert status == "proven"
-    pieces = parse_board(sfen.split()[0]).values()
-    if sum(1 for p in pieces if p[-1] in "kK") != 2:
-        pytest.skip("not a two-king position")
     reduced = _with_attacker_hand(sfen, hand)
-    if any(FULL_SET[k] < 0 for k in FULL_SET):
-        pytest.skip("material outside the full set")
     result = Solver(hash_mb=16).solve(reduced, nodes_limit=NODES)
     assert result.status == "mate", f"{ident}: proof hand {hand} does not mate in {reduced}"
 
 
 def test_tiny_hash_gives_correct_answers():
+    # The first ten generated mates of 11 and 13 plies (composers' count).
     s = Solver(hash_mb=1)
-    for sfen, expected, ident in load_labelled("yaneuraou500m_mate11.sfen")[:10]:
-        assert_solved(s, sfen, expected, ident, nodes=20_000_000)
+    cases = [(s_, e, i) for s_, e, i, _ in GENERATED if e in ("11", "13")][:10]
+    assert len(cases) == 10
+    for sfen, expected, ident in cases:
+        result = assert_solved(
+            s, sfen, expected, ident, nodes=20_000_000, ignore_futile_interpositions=True
+        )
+        assert result.mate_length == int(expected) and result.min_length_proven, ident
 
 
 def test_result_fields():
@@ -217,8 +476,9 @@ def test_stop_before_start_after_arm_is_not_lost():
 
 def test_progress_callback_and_node_limit():
     seen = []
-    result = Solver(hash_mb=16).solve(HARD, nodes_limit=300_000, on_progress=seen.append,
-                                      progress_interval_ms=1)
+    result = Solver(hash_mb=16).solve(
+        HARD, nodes_limit=300_000, on_progress=seen.append, progress_interval_ms=1
+    )
     assert result.status == "unknown"
     assert result.nodes >= 300_000
     assert seen and seen[-1].nodes > 0
@@ -229,14 +489,16 @@ def test_callback_error_is_raised_after_the_search():
         raise RuntimeError("callback failed")
 
     with pytest.raises(RuntimeError, match="callback failed"):
-        Solver(hash_mb=4).solve(HARD, nodes_limit=2_000_000, on_progress=boom, progress_interval_ms=1)
+        Solver(hash_mb=4).solve(
+            HARD, nodes_limit=2_000_000, on_progress=boom, progress_interval_ms=1
+        )
 
 
 def test_solver_reuse_and_clear():
     s = Solver(hash_mb=8)
-    sfen, expected, ident = load_labelled("yaneuraou500m_mate7.sfen")[0]
-    first = assert_solved(s, sfen, expected, ident)
-    again = assert_solved(s, sfen, expected, ident)
+    sfen, expected, ident, _ = next(g for g in GENERATED if g[1] == "7")
+    first = assert_solved(s, sfen, expected, ident, ignore_futile_interpositions=True)
+    again = assert_solved(s, sfen, expected, ident, ignore_futile_interpositions=True)
     assert again.nodes <= first.nodes  # the table remembers
     s.clear()
     assert s.probe(sfen)[0] == "unknown"

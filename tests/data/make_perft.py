@@ -41,7 +41,7 @@ except Exception:  # noqa: BLE001 - metadata missing in odd installs; counts do 
 LEAF_LIMIT = 3_000_000
 MAX_DEPTH = 5
 OUT = Path(__file__).with_name("perft.txt")
-PROBLEMS = Path(__file__).resolve().parents[2].parent / "shared" / "problems"
+PROBLEMS = Path(__file__).resolve().parents[2] / "problems"  # the committed collections
 
 START = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
@@ -107,7 +107,7 @@ OPENINGS = [
 
 
 def problem_line(file: str, ident: str) -> tuple[str, str, str]:
-    """Take the position tagged ``ident`` from a shared problem file."""
+    """Take the position tagged ``ident`` from a committed problem file (problems/)."""
     for line in (PROBLEMS / file).read_text().splitlines():
         sfen, _, comment = line.partition("#")
         if ident in comment.split():
@@ -118,13 +118,13 @@ def problem_line(file: str, ident: str) -> tuple[str, str, str]:
 TSUME = [
     ("zukou.sfen", "zukou-001"),  # attacker has no king; defender holds 2gn2l11p
     ("muso.sfen", "muso-001"),  # big defender hand: b2s3l15p
-    ("yaneuraou500m_mate11.sfen", "yaneuraou500m-mate11-0000"),  # real game, both kings
-    ("yaneuraou500m_mate11.sfen", "yaneuraou500m-mate11-0003"),  # real game, white to move
+    ("nshogi_mate1.sfen", "nshogi-mate-1-ply-0002"),  # real game, both kings, black to move
+    ("nshogi_mate1.sfen", "nshogi-mate-1-ply-0000"),  # real game, white to move
     (
         "komori_mate_engine_test.sfen",
         "komori-mate-engine-test-basic-obvious-reversed",
     ),  # white attacker
-    ("tendo.sfen", "tendo-banqueta-001"),  # tsume with 3G in hand, defender holds the rest
+    ("mogami_tests.sfen", "mogami-bench-s1"),  # tsume with 4G in hand, defender holds the rest
 ]
 
 

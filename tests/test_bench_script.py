@@ -1,0 +1,69 @@
+"""scripts/bench.py runs out of the box: with no file it reads the collections the
+repository carries (problems/), from any working directory, and a file it cannot
+find is named together with USI_MATE_PROBLEMS, which supplies other collections.
+
+Only a few problems with a short limit: this checks that the script runs, not how
+fast the engines are (docs/BENCHMARKS.md has the measured runs)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from oracle import REPO_ROOT
+
+BENCH = REPO_ROOT / "scripts" / "bench.py"
+# The usi_mate under test (an in-place build or the installed package) for the child.
+PACKAGE_ROOT = str(Path(importlib.util.find_spec("usi_mate").origin).resolve().parent.parent)
+
+
+def run_bench(*args: str, cwd: Path, env_extra: dict[str, str] | None = None):
+    env = {k: v for k, v in os.environ.items() if k != "USI_MATE_PROBLEMS"}
+    env["PYTHONPATH"] = PACKAGE_ROOT
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, str(BENCH), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_default_run_uses_the_committed_collections(tmp_path):
+    r = run_bench("--limit", "2", "--time", "5000", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for name in ("generated.sfen", "mogami_tests.sfen", "komori_mate_engine_test.sfen"):
+        assert f"| {name} |" in r.stdout, r.stdout
+    assert "### Wrong answers\n\nnone" in r.stdout, r.stdout
+
+
+def test_bare_names_are_found_in_problems_and_in_usi_mate_problems(tmp_path):
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    line = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1 # 1 extra-1"
+    (extra / "mine.sfen").write_text(line + "\n", encoding="utf-8")
+    r = run_bench(
+        "--no-peer",
+        "--time",
+        "5000",
+        "mogami_tests.sfen",
+        "mine.sfen",
+        "--limit",
+        "1",
+        cwd=tmp_path,
+        env_extra={"USI_MATE_PROBLEMS": str(extra)},
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "| mogami_tests.sfen |" in r.stdout and "| mine.sfen |" in r.stdout, r.stdout
+
+
+def test_a_missing_file_names_the_variable(tmp_path):
+    r = run_bench("--no-peer", "tendo.sfen", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "no such problem file: tendo.sfen" in r.stderr
+    assert "USI_MATE_PROBLEMS" in r.stderr
