@@ -379,7 +379,7 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     // 1+epsilon trick (Pawlewicz & Lew): stay in the best child until it is a
     // quarter worse than the second best, not just one worse; this cuts the
     // thrashing between siblings of similar value.
-    uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(second) + std::max<uint32_t>(1, second / eps_div_));
+    uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(second) + std::max<uint32_t>(1, second >> eps_shift_));
     uint64_t child_th_sum = std::min<uint64_t>(PN_INF, uint64_t(th_sum) - sum_v + w_best);
     uint32_t cth_pn = uint32_t(or_node ? child_th_min : child_th_sum);
     uint32_t cth_dn = uint32_t(or_node ? child_th_sum : child_th_min);

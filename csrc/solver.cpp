@@ -41,7 +41,7 @@ Solver::Solver(TranspositionTable* shared, int id) : tt_(shared), id_(id) {
   // 1+epsilon margin alternates between 1/2 and 1/8 of the second best (the
   // main thread's 1/4 in between), so the threads' paths part early.
   tie_last_ = id % 2 == 1;
-  eps_div_ = (id / 2) % 2 == 0 ? 2 : 8;
+  eps_shift_ = (id / 2) % 2 == 0 ? 1 : 3;
 }
 
 Solver::~Solver() {

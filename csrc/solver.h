@@ -163,11 +163,11 @@ class Solver {
   uint64_t helper_nodes_ = 0;  // nodes of helper runs already joined, this solve
   std::string root_sfen_;      // the root, for the helpers (main solver)
   Position root_copy_;         // a helper's root
-  // Move-order diversity (helpers only): the 1+epsilon divisor and which of
+  // Move-order diversity (helpers only): the 1+epsilon margin (a shift) and which of
   // equal children goes first. Threads that all searched alike would only
   // repeat each other's work through the shared table.
   int id_ = 0;
-  uint32_t eps_div_ = 4;
+  uint32_t eps_shift_ = 2;  // margin = second >> eps_shift_ (a shift: this is the hot loop)
   bool tie_last_ = false;
 };
 

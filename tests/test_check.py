@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from oracle import check_mate_line
+from oracle import check_mate_line, load_labelled
 
 import usi_mate
 from usi_mate import Position, Solver
@@ -52,11 +52,9 @@ DETOUR = "9/8k/8g/9/8R/7R1/9/9/9 b N2b3g4s3n4l18p 1"
 # No mate: after ▲１三金 the king takes the gold (△同玉) and is free; a composer
 # who gives ▲１三金 △１一玉 ▲２二金 as the solution has missed that defence.
 ESCAPE = "9/8k/7Pl/8G/9/8B/9/9/9 b BL2r3g4s4n2l17p 1"
-# 将棋図巧 第66番 (zukou-066), from /work/shared/problems/zukou.sfen (tokoroten/
-# edo_era_tsume_shogi, CC0 records of the public-domain work), copied here until
-# problems/zukou.sfen is in the repository. Published as 51 plies; a 15-ply mate
-# (17 counting futile interpositions, as KomoringHeights does) cooks it at move 3.
-ZUKOU_066 = "1p3ls1+P/+B4+P1gg/7P1/6S1g/8n/7n1/4sS3/1r4+r1G/5+p1k1 b BLP2n2l12p 1"
+# 将棋図巧 第66番 (zukou-066, problems/zukou.sfen). Published as 51 plies; a shorter mate
+# (17 plies counting futile interpositions, as KomoringHeights does) cooks it at move 3.
+ZUKOU_066 = next(sfen for sfen, _, ident in load_labelled("zukou.sfen") if ident == "zukou-066")
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE_ROOT = str(Path(usi_mate.__file__).resolve().parent.parent)

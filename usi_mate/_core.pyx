@@ -278,19 +278,6 @@ cdef class _TranspositionTable:
         self._t.clear()
 
     @property
-    def threads(self):
-        """Search threads for each problem (see set_threads())."""
-        return self._solver.threads()
-
-    def set_threads(self, threads):
-        """Search each problem with ``threads`` threads (1..256), sharing the table."""
-        count = check_threads(threads)
-        with self._lock:
-            if self._state != "idle":
-                raise RuntimeError("cannot change the thread count while a search runs")
-            self._solver.set_threads(count)
-
-    @property
     def hashfull(self):
         """Per mille of used slots (sampled)."""
         return self._t.hashfull()
