@@ -29,7 +29,9 @@ BUILT_IN = [
 
 def main() -> None:
     """Print the overshoot tables."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("files", nargs="*", help="problem files (default: built-in positions)")
     ap.add_argument("--count", type=int, default=20, help="positions per file")
     ap.add_argument("--times", default="100,300,1000", help="time limits in ms")
@@ -40,7 +42,8 @@ def main() -> None:
         sfens += [p.sfen for p in read_problem_file(f) if p.sfen][: args.count]
 
     print(f"{len(sfens)} positions, post_search MinLength, 64 MB fresh table each")
-    print(f"{'time limit':>10} {'engine max':>11} {'engine med':>11} {'wall max':>9} {'over 5%+10ms':>12}")
+    header = ("time limit", "engine max", "engine med", "wall max", "over 5%+10ms")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(header, (10, 11, 11, 9, 12))))
     for limit in [int(x) for x in args.times.split(",")]:
         engine, wall, over = [], [], 0
         for sfen in sfens:

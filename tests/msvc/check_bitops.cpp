@@ -18,7 +18,7 @@ int use_everything(Bitboard b, Bitboard d, const void* p) {
   c |= b;
   c ^= d;
   prefetch(p);
-  return c.popcount() + c.lsb() + c.msb() + c.pop_lsb() + c.more_than_one() + c.test(5) +
-         int(c == b) + int(bool(c)) + int(mul_hi64(c.lo(), c.hi()));
+  return c.popcount() + c.lsb() + c.msb() + c.pop_lsb() + c.more_than_one() + c.test(5) + int(c == b) + int(bool(c)) +
+         int(mul_hi64(c.lo(), c.hi()));
 }
 }  // namespace usi_mate
