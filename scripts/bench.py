@@ -18,9 +18,10 @@ given, the same node limit (--nodes). Output is markdown: a header (machine,
 commit, date, versions, limits), one table row per file, every wrong answer in
 full, and the notes below, ready for docs/BENCHMARKS.md.
 
-Problem files hold ``<sfen> # <expected> <id> [key=value ...]`` per line, with
-expected ``N`` (mate in N plies), ``nomate``, ``nomate<=N`` (no mate within N
-plies; a longer one may exist) or ``>=N`` (the shortest mate is at least N).
+Problem files hold ``<sfen> # <expected> <id> [key=value ...]`` per line (read and
+labels parsed by ``usi_mate.problems``, the one definition the batch tool and the tests
+use), with expected ``N`` (mate in N plies), ``nomate``, ``nomate<=N`` (no mate within
+N plies; a longer one may exist) or ``>=N`` (the shortest mate is at least N).
 
 Scoring (the same for both engines). Every mate answer is replayed with cshogi
 (scripts/replay.py): each move legal, each attacker move a check, the end
@@ -106,6 +107,8 @@ if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))
 from replay import check_mate_line  # noqa: E402 - scripts/ is on sys.path only from here
 
+from usi_mate.problems import Expected, read_problem_file  # noqa: E402 - replay put it on the path
+
 # Same as usi_mate's max_ply (csrc/dfpn.h): both engines cut paths at this depth.
 # cshogi adds it to the root's move number into a uint16, so it must stay well below 65535.
 PEER_MAX_DEPTH = 4000
@@ -126,63 +129,29 @@ def late_slack_s(limit_s: float) -> float:
 
 
 @dataclass(frozen=True)
-class Expected:
-    """A problem's label.
+class BenchProblem:
+    """A labelled problem of a run: ``expected`` is :class:`usi_mate.problems.Expected`,
+    the one definition of the file format and its labels."""
 
-    kind: "mate" (mate in exactly n), "nomate", "nomate_within" (no mate within n)
-    or "at_least" (the shortest mate has at least n plies).
-    """
-
-    kind: str
-    n: int | None
-    text: str
-
-    @classmethod
-    def parse(cls, text: str) -> Expected:
-        if text == "nomate":
-            return cls("nomate", None, text)
-        if text.startswith("nomate<="):
-            return cls("nomate_within", int(text[len("nomate<=") :]), text)
-        if text.startswith(">="):
-            return cls("at_least", int(text[2:]), text)
-        n = int(text)
-        if n < 1:
-            raise ValueError(f"mate length must be positive: {text!r}")
-        return cls("mate", n, text)
-
-    @property
-    def claims_mate(self) -> bool:
-        return self.kind in ("mate", "at_least")
-
-
-@dataclass(frozen=True)
-class Problem:
     sfen: str
     expected: Expected
     pid: str
     where: str  # file:line
 
 
-def read_problems(path: Path, limit: int | None) -> list[Problem]:
-    problems: list[Problem] = []
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            sfen, sep, tail = line.partition(" # ")
-            fields = tail.split()
-            if not sep or len(fields) < 2:
-                raise SystemExit(f"{path}:{lineno}: expected '<sfen> # <expected> <id> ...'")
-            try:
-                expected = Expected.parse(fields[0])
-            except ValueError as e:
-                raise SystemExit(
-                    f"{path}:{lineno}: bad expected value {fields[0]!r}: {e}"
-                ) from None
-            problems.append(Problem(sfen.strip(), expected, fields[1], f"{path.name}:{lineno}"))
-            if limit is not None and len(problems) >= limit:
-                break
+def read_problems(path: Path, limit: int | None) -> list[BenchProblem]:
+    """The first ``limit`` problems of ``path``; a malformed or unlabelled line ends the run
+    with its place (a benchmark without a label measures nothing)."""
+    problems: list[BenchProblem] = []
+    for p in read_problem_file(path):
+        where = f"{path.name}:{p.line}"
+        if p.error is not None:
+            raise SystemExit(f"{where}: {p.error}")
+        if p.expected is None:
+            raise SystemExit(f"{where}: expected '<sfen> # <expected> <id> ...' (no label)")
+        problems.append(BenchProblem(p.sfen, p.expected, p.id, where))
+        if limit is not None and len(problems) >= limit:
+            break
     return problems
 
 
@@ -215,7 +184,7 @@ class Verdict:
     reason: str = ""
 
 
-def judge(problem: Problem, answer: Answer, allow_futile_end: bool = False) -> Verdict:
+def judge(problem: BenchProblem, answer: Answer, allow_futile_end: bool = False) -> Verdict:
     """Score one answer against the label (see the module docstring). With
     ``allow_futile_end`` a line may end where only futile interpositions remain
     (usi_mate's default count; cshogi's lines always end in checkmate)."""
@@ -225,24 +194,25 @@ def judge(problem: Problem, answer: Answer, allow_futile_end: bool = False) -> V
         if bad is not None:
             return Verdict("wrong", reason=f"mating line fails replay: {bad}")
         length = len(answer.moves)
-        if exp.kind == "mate":
-            return Verdict("solved", exact=length == exp.n)
+        if exp.kind == "exact":
+            return Verdict("solved", exact=length == exp.plies)
         if exp.kind == "nomate":
             return Verdict("wrong", reason="mate returned for a position labelled nomate")
         if exp.kind == "nomate_within":
-            if length > exp.n:
+            if length > exp.plies:
                 return Verdict("solved")
             return Verdict(
-                "wrong", reason=f"mate in {length} returned, label says no mate within {exp.n}"
+                "wrong", reason=f"mate in {length} returned, label says no mate within {exp.plies}"
             )
         # at_least: a shorter line shows one (poor) defence only, so it is no contradiction
-        if length >= exp.n:
+        if length >= exp.plies:
             return Verdict("solved")
         return Verdict(
-            "unsolved", reason=f"line of {length} plies, label says the shortest mate is >= {exp.n}"
+            "unsolved",
+            reason=f"line of {length} plies, label says the shortest mate is >= {exp.plies}",
         )
     if answer.status == "nomate":
-        if exp.claims_mate:
+        if exp.kind in ("exact", "at_least"):
             return Verdict("wrong", reason=f"nomate returned, label says {exp.text}")
         return Verdict("solved")
     return Verdict("unsolved", reason=answer.error or "limit reached")
@@ -436,7 +406,7 @@ class Peer:
 
 @dataclass
 class Record:
-    problem: Problem
+    problem: BenchProblem
     ours: Answer
     ours_verdict: Verdict
     peer: Answer | None = None

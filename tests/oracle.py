@@ -268,27 +268,18 @@ def check_mate_line(
 ) -> str | None:
     """Replay a mating line with cshogi; None when valid, else the reason.
 
-    Valid: every move legal, every attacker move gives check, and the last
-    position is checkmate (side to move in check with no legal move; a pawn-drop
-    mate is not legal in cshogi, so it can never end a valid line). The side to
-    move attacks, or defends when ``and_root``. With ``allow_futile_end`` the line
-    may also end where every legal reply is a futile interposition (see
+    The one line checker, :func:`usi_mate.verify.check_mate_line` (cshogi's move lists,
+    not this engine's generator): every move legal, every attacker move gives check, no
+    fourfold repetition, the attacker's parity, and the last position checkmate (a
+    pawn-drop mate is not legal in cshogi, so it can never end a valid line). The side to
+    move attacks, or defends when ``and_root``. With ``allow_futile_end`` the line may
+    also end where every legal reply is a futile interposition (see
     :func:`only_futile_replies`).
     """
-    board = cshogi.Board(sfen)
-    attacker_parity = 1 if and_root else 0
-    for ply, usi in enumerate(moves):
-        legal = {cshogi.move_to_usi(m): m for m in board.legal_moves}
-        if usi not in legal:
-            return f"ply {ply + 1}: {usi} is not legal in {board.sfen()}"
-        board.push(legal[usi])
-        if ply % 2 == attacker_parity and not board.is_check():
-            return f"ply {ply + 1}: attacker move {usi} does not give check"
-    if board.is_check() and not any(True for _ in board.legal_moves):
-        return None
-    if allow_futile_end and board.is_check() and only_futile_replies(board.sfen()):
-        return None
-    return f"the line ends in {board.sfen()}, which is not checkmate"
+    from usi_mate.verify import check_mate_line as replay
+
+    futile_end = only_futile_replies if allow_futile_end else None
+    return replay(sfen, moves, and_root=and_root, futile_end=futile_end)
 
 
 def only_futile_replies(sfen: str) -> bool:

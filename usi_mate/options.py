@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .settings import DEFAULT_HASH_MB, MAX_HASH_MB, MAX_NODES, MAX_THREADS, POST_SEARCH_LEVELS
+
 # Strict decimal integers only: Python's int() would also take "1_000", " 12 " and
 # full-width digits, which no GUI sends and which would only hide a typo.
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -169,12 +171,9 @@ class ButtonOption(Option):
         return f"option name {self.name} type button"
 
 
-# Hash: the core accepts 1..2^20 MB. USI GUIs store spin values as numbers, and ShogiHome
-# (JavaScript) loses integers above 2^53, so every max below stays under that.
-MAX_HASH_MB = 1 << 20
-# 10^15 nodes is over 30 years at a million nodes per second: "no limit" in practice, and
-# exact in a JavaScript number (2^53 ~ 9.0e15), unlike 2^63-1.
-MAX_NODES = 10**15
+# The ranges (hash, nodes, threads) are settings.py's, the one place they are written:
+# USI GUIs store spin values as numbers and ShogiHome (JavaScript) loses integers above
+# 2^53, so every max stays under that.
 # An hour between progress lines is already pointless; larger values are typos.
 MAX_PV_INTERVAL_MS = 3_600_000
 
@@ -182,7 +181,7 @@ OPTIONS: tuple[Option, ...] = (
     SpinOption(
         "USI_Hash",
         "hash_mb",
-        default=256,
+        default=DEFAULT_HASH_MB,
         min=1,
         max=MAX_HASH_MB,
         help="Transposition table size in MB, allocated at isready. A size the machine "
@@ -193,7 +192,7 @@ OPTIONS: tuple[Option, ...] = (
         "threads",
         default=1,
         min=1,
-        max=256,
+        max=MAX_THREADS,
         help="Search threads for one problem, sharing the table (applied at the next "
         "isready or go). The answer is the first thread's: verdicts never depend on it; "
         "NodesLimit counts the first thread's nodes.",
@@ -225,7 +224,7 @@ OPTIONS: tuple[Option, ...] = (
         "PostSearchLevel",
         "post_search",
         default="MinLength",
-        choices=("None", "UpperBound", "MinLength"),
+        choices=POST_SEARCH_LEVELS,
         help="After the first proof: None answers it as found; UpperBound answers a line as "
         "long as its proven bound; MinLength keeps searching until the shortest mate under "
         "the longest defence is proven (stop or the time limit answers the best line so far).",
@@ -259,7 +258,7 @@ OPTIONS: tuple[Option, ...] = (
 class EngineConfig:
     """The typed option values a search runs with (one field per entry of :data:`OPTIONS`)."""
 
-    hash_mb: int = 256
+    hash_mb: int = DEFAULT_HASH_MB
     threads: int = 1
     nodes_limit: int = 0
     pv_interval_ms: int = 1000

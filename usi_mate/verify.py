@@ -143,7 +143,7 @@ def check_mate_line(
         board = cshogi.Board(sfen)
     except RuntimeError as e:  # cshogi: "incorrect SFEN string"
         return f"bad SFEN: {e}"
-    if not moves:
+    if not moves and not and_root:  # with the defender to move, the root itself may be mate
         return "empty line"
     attacker_parity = 1 if and_root else 0
     seen: Counter[str] = Counter({_position_key(board.sfen()): 1})
