@@ -17,7 +17,7 @@ from oracle import (
     load_labelled,
 )
 
-from usi_mate import Solver, solve
+from usi_mate import Position, Solver, solve
 
 NODES = 20_000_000
 
@@ -168,3 +168,20 @@ def test_stopped_min_length_search_returns_the_best_line_so_far():
         assert check_mate_line(sfen, result.moves) is None
     else:
         assert result.status == "unknown"
+
+
+def test_a_capped_answer_on_a_used_table_is_no_shorter_than_the_minimum():
+    # The composer's check searches alternatives on the table its main search filled.
+    # zukou-033's ▲８五飛成 at move 5 (a cook) once came out as a 10-ply line at a
+    # 10,000-node cap (△７二歩打 chosen where △８四玉 holds out to the proven 18): a line
+    # shorter than the shortest mate tells a reader the defence has no better reply.
+    sfen = "l8/1n7/np3B3/SR1+P5/k1N6/9/1Ps6/1N7/5+B3 b r4g2s3l15p 1"
+    after = f"sfen {sfen} moves 8d8e 9e9d 8e8c P*8e 8c8e+"
+    fresh = solve(after, root_is_and_node_if_checked=True, nodes_limit=NODES)
+    assert fresh.min_length_proven and fresh.mate_length == 18
+    used = Solver(hash_mb=64)
+    assert used.solve(sfen, nodes_limit=NODES).status == "mate"
+    for cap in (10_000, 30_000, 100_000):
+        r = used.solve(after, root_is_and_node_if_checked=True, nodes_limit=cap)
+        assert r.status == "mate" and r.mate_length >= fresh.mate_length, (cap, r.moves)
+        assert check_mate_line(Position(after).sfen(), r.moves, and_root=True) is None
