@@ -89,7 +89,9 @@ def main() -> int:
                 print(
                     f"  ranking {ident}: {first[ident]['secs']:.2f} s", file=sys.stderr, flush=True
                 )
-        done = [i for i, r in first.items() if r["status"] == "mate" and r["proven"]]
+        # Finished: the shortest mate proven, or with --post-search None a first proof.
+        finished = args.post_search != "MinLength"
+        done = [i for i, r in first.items() if r["status"] == "mate" and (r["proven"] or finished)]
         keep = set(sorted(done, key=lambda i: -first[i]["secs"])[: args.hardest])
         problems = [p for p in problems if p[0] in keep]
         first = {} if args.rank_from else {i: r for i, r in first.items() if i in keep}
