@@ -18,6 +18,26 @@ int Solver::decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget) {
   return v.dn == 0 ? 1 : v.pn == 0 ? 0 : -1;
 }
 
+// The line from the current position (a child the caller has made, ply plies
+// below the root), read by the same rules within `budget`: its length and the
+// attacker's pieces in hand at its end (the composers' spare pieces), each
+// `memo_key` read once per rebuild. False when no line could be read.
+bool Solver::child_line(int ply, uint64_t path_key, uint64_t memo_key, uint16_t budget, bool exact, bool tie_break,
+                        LineMemo& out) {
+  auto known = line_memo_.find(memo_key);
+  if (known != line_memo_.end()) {
+    out = known->second;
+    return true;
+  }
+  std::vector<Move> sub;
+  if (!extract_line(ply, path_key, budget, exact, tie_break, sub)) return false;
+  for (Move x : sub) pos_->do_move(x);
+  out = {uint16_t(sub.size()), hand_total(attacker_hand())};
+  for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
+  line_memo_[memo_key] = out;
+  return true;
+}
+
 // Rebuilds a mating line of at most `budget` plies from the table, from the
 // current position (ply plies below the root). At OR nodes: a proven check with
 // the shortest mate. At AND nodes: a reply that resists longest; with `exact`,
@@ -111,19 +131,11 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
           int spare = 1 << 29;
           ScopedMove child(*pos_, path_, proven[i]);
           uint64_t memo_key = child.key() ^ mix64(uint64_t(rc) + (exact ? 0x10000 : 0x20000));
-          auto known = line_memo_.find(memo_key);
-          if (known != line_memo_.end()) {
-            len = known->second.len;
-            spare = known->second.spare;
-          } else {
-            std::vector<Move> sub;
-            if (extract_line(depth + 1, path_key ^ child.key(), exact ? recorded[i] : rc, exact, tie_break, sub)) {
-              for (Move x : sub) pos_->do_move(x);
-              spare = hand_total(attacker_hand());
-              for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
-              len = uint16_t(sub.size());
-              line_memo_[memo_key] = {len, spare};
-            }
+          LineMemo read;
+          if (child_line(depth + 1, path_key ^ child.key(), memo_key, exact ? recorded[i] : rc, exact, tie_break,
+                         read)) {
+            len = read.len;
+            spare = read.spare;
           }
           if (best < 0 || len < best_len || (len == best_len && spare < best_spare)) {
             best = i;
@@ -205,18 +217,10 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
                 // The candidate's own line, read by the same rules (so deeper
                 // defences avoid spare pieces too); each (position, length) once.
                 ScopedMove child(*pos_, path_, list[candidates[k]]);
-                uint64_t memo_key = child.key() ^ mix64(t);
-                auto known = line_memo_.find(memo_key);
-                if (known != line_memo_.end()) {
-                  spare = known->second.spare;
-                } else {
-                  std::vector<Move> sub;
-                  bool sub_ok = extract_line(depth + 1, path_key ^ child.key(), t, exact, true, sub);
-                  for (Move x : sub) pos_->do_move(x);
-                  spare = sub_ok ? hand_total(attacker_hand()) : 1 << 29;
-                  for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
-                  if (sub_ok) line_memo_[memo_key] = {uint16_t(sub.size()), spare};
-                }
+                LineMemo read;
+                spare = child_line(depth + 1, path_key ^ child.key(), child.key() ^ mix64(t), t, exact, true, read)
+                            ? read.spare
+                            : 1 << 29;
               }
               if (spare < best_spare) {
                 best_spare = spare;
@@ -255,19 +259,10 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
           if (list.size > 1) {
             ScopedMove child(*pos_, path_, list[i]);
             uint64_t memo_key = child.key() ^ 0x6c696e65ULL;  // not a (position, length) key of the exact lines
-            auto known = line_memo_.find(memo_key);
-            if (known != line_memo_.end()) {
-              len = known->second.len;
-              spare = known->second.spare;
-            } else {
-              std::vector<Move> sub;
-              if (extract_line(depth + 1, path_key ^ child.key(), rc, false, tie_break, sub)) {
-                for (Move x : sub) pos_->do_move(x);
-                spare = hand_total(attacker_hand());
-                for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
-                len = uint16_t(sub.size());
-                line_memo_[memo_key] = {len, spare};
-              }
+            LineMemo read;
+            if (child_line(depth + 1, path_key ^ child.key(), memo_key, rc, false, tie_break, read)) {
+              len = read.len;
+              spare = read.spare;
             }
           }
           // Composers' count (futile_mode_): no spare pieces first, then the
