@@ -66,10 +66,7 @@ def test_gui_session(engine):
     lines = engine.lines[: engine.lines.index("usiok") + 1]
     assert lines[0] == f"id name usi-mate {usi_mate.__version__}"
     assert [x for x in lines if x.startswith("option ")] == [o.usi_line() for o in OPTIONS]
-    values = {"USI_Hash": "64", "PvInterval": "200"}
-    for option in OPTIONS:
-        value = values.get(option.name, option.format(option.default))
-        engine.send(f"setoption name {option.name} value {value}")
+    engine.send_every_option({"USI_Hash": "64", "PvInterval": "200"})
     engine.send("isready")
     engine.wait_count("readyok", 1)
     engine.send("usinewgame")

@@ -92,6 +92,12 @@ class Engine:
         """Wait for one more line starting with ``prefix`` than seen so far."""
         self.wait_count(prefix, self.count(prefix) + 1, timeout)
 
+    def send_every_option(self, values: dict[str, str]) -> None:
+        """As a GUI does after ``usi``: every declared option, ``values`` or its default."""
+        for option in OPTIONS:
+            value = values.get(option.name, option.format(option.default))
+            self.send(f"setoption name {option.name} value {value}")
+
     def wait_exit(self, timeout: float = TIMEOUT) -> int:
         return self.proc.wait(timeout)
 
@@ -131,10 +137,7 @@ def test_shogihome_mate_search_ended_by_quit(engine):
     # (it kills the engine 5 s later, so the process must be gone well before).
     engine.send("usi")
     engine.wait_count("usiok", 1)
-    values = {"USI_Hash": "64", "PvInterval": "200"}
-    for option in OPTIONS:
-        value = values.get(option.name, option.format(option.default))
-        engine.send(f"setoption name {option.name} value {value}")
+    engine.send_every_option({"USI_Hash": "64", "PvInterval": "200"})
     engine.send("isready")
     engine.wait_count("readyok", 1)
     engine.send("usinewgame")
