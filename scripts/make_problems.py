@@ -1018,16 +1018,7 @@ class Generator:
         ):
             return
         self.tried["non-promotion-screen"] += 1
-        first = self.labeller._solve(
-            sfen, tag="screening", nodes_limit=CLIMB_FIRST_NODES, post_search="None"
-        )
-        if first.status != "mate":
-            return
-        best = self.labeller.shortest(sfen, CLIMB_LONG_NODES, tag="screening")
-        if best is not None and self.labeller.needs_non_promotion(
-            sfen, best.mate_length, best.moves[0]
-        ):
-            self.offer(sfen, "non-promotion")
+        self._offer_if_non_promotion_needed(sfen, "non-promotion")
 
     def mine_knight_non_promotion(self) -> None:
         """A ``knight_tsume`` set-up, screened with cheap searches as in
@@ -1038,6 +1029,11 @@ class Generator:
             return
         sfen = canonical(setup.sfen(white_attacks=rng.random() < 0.5))
         self.tried["knight-screen"] += 1
+        self._offer_if_non_promotion_needed(sfen, "knight")
+
+    def _offer_if_non_promotion_needed(self, sfen: str, category: str) -> None:
+        """Cheap screening searches first (a first proof, then the shortest mate within
+        CLIMB_LONG_NODES); offered as ``category`` when that mate needs a non-promotion."""
         first = self.labeller._solve(
             sfen, tag="screening", nodes_limit=CLIMB_FIRST_NODES, post_search="None"
         )
@@ -1047,7 +1043,7 @@ class Generator:
         if best is not None and self.labeller.needs_non_promotion(
             sfen, best.mate_length, best.moves[0]
         ):
-            self.offer(sfen, "knight")
+            self.offer(sfen, category)
 
     def run(
         self,
