@@ -424,6 +424,34 @@ def test_inputs_are_told_apart(tmp_path):
     ]
 
 
+def test_threads_2_gives_the_same_verdicts_and_lengths(tmp_path):
+    # Two search threads per problem (one worker): the verdicts and the shortest-mate
+    # lengths do not depend on the thread count (docs/THREADS.md).
+    lines = lines_of("zukou.sfen", 2, 5) + generated("5", 4) + generated("nomate", 2)
+    path = write(tmp_path, "threads.sfen", lines)
+    runs = {}
+    for threads in ("1", "2"):
+        r = run_solve(
+            str(path), "--threads", threads, "--format", "jsonl", "--nodes", "20000000", *HASH
+        )
+        assert r.returncode == 0, r.stderr
+        runs[threads] = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [rec["id"] for rec in runs["2"]] == [label_id(line) for line in lines]
+    for one, two in zip(runs["1"], runs["2"]):
+        assert two["status"] == one["status"]
+        if two["status"] == "mate":
+            assert_mates(two["sfen"], two["moves"])
+            if one.get("min_length_proven") and two.get("min_length_proven"):
+                assert len(two["moves"]) == len(one["moves"])
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "257", "two"])
+def test_bad_thread_count_is_a_usage_error(value):
+    r = run_solve("--threads", value, "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", *HASH)
+    assert r.returncode == 2
+    assert "--threads" in r.stderr
+
+
 def test_unknown_input_is_a_usage_error(tmp_path):
     r = run_solve(str(tmp_path / "missing.sfen"))
     assert r.returncode == 2
@@ -477,3 +505,17 @@ def test_solve_many_rejects_bad_arguments_at_once():
         solve_many([], time_limit_ms=-1)
     with pytest.raises(ValueError, match="hash_mb"):
         solve_many([], hash_mb=0)
+    with pytest.raises(ValueError, match="threads"):
+        solve_many([], threads=0)
+    with pytest.raises(TypeError, match="threads"):
+        solve_many([], threads=1.5)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_solve_many_with_threads(jobs):
+    inputs = _solve_many_inputs()
+    results = list(solve_many(inputs, jobs=jobs, threads=2, time_limit_ms=20000, hash_mb=16))
+    assert [r.status for r in results[-2:]] == ["nomate", "invalid"]
+    for given, res in zip(inputs[:-2], results[:-2]):
+        assert res.status == "mate"
+        assert_mates(given.sfen() if isinstance(given, Position) else given, res.moves)

@@ -26,11 +26,12 @@ from typing import Any
 from .memory import tables_fit
 from .problems import Problem, make_problem
 from .records import WRITERS, Tally, make_check_record, make_record, print_disagreements
-from .runners import InOrder, Stopped, describe_failure, make_runner
+from .runners import InOrder, SolverSpec, Stopped, describe_failure, make_runner
 from .settings import (
     DEFAULT_HASH_MB,
     MAX_HASH_MB,
     MAX_NODES,
+    MAX_THREADS,
     MAX_TIME_MS,
     POST_SEARCH_LEVELS,
     SearchSettings,
@@ -181,6 +182,13 @@ def _hash_mb(text: str) -> int:
     return value
 
 
+def _threads(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_THREADS}, not {value}")
+    return value
+
+
 def _time_ms(text: str) -> int:
     value = _positive_int(text)
     if value > MAX_TIME_MS:
@@ -256,6 +264,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="worker processes, each with its own table (default: 1)",
+    )
+    p.add_argument(
+        "--threads",
+        type=_threads,
+        default=1,
+        metavar="N",
+        help="search threads per problem, sharing its worker's table (default: 1); "
+        "--jobs 2 --threads 4 uses 8 cores",
     )
     p.add_argument(
         "--dask",
@@ -429,6 +445,7 @@ def _run(args, problems: list[Problem], out) -> int:
             bar.update(1)
 
     keywords = _settings(args).keywords()
+    spec = SolverSpec(args.hash, args.threads)
 
     def tasks():
         for p in problems:
@@ -448,9 +465,9 @@ def _run(args, problems: list[Problem], out) -> int:
         if args.check_cooks:
             from .checker import check_task
 
-            runner = make_runner(args.jobs, args.hash, executor, check_task, workers)
+            runner = make_runner(args.jobs, spec, executor, check_task, workers)
         else:
-            runner = make_runner(args.jobs, args.hash, executor, workers=workers)
+            runner = make_runner(args.jobs, spec, executor, workers=workers)
         ordered = InOrder(runner)
         try:
             for problem, outcome in ordered.run(tasks(), poll):

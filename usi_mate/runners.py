@@ -33,10 +33,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future
 from concurrent.futures import wait as wait_futures
+from dataclasses import dataclass
 from typing import Any
 
 from ._core import Position, Solver, start_search_thread
-from .settings import DEFAULT_HASH_MB, SearchSettings, check_hash_mb, check_int
+from .settings import DEFAULT_HASH_MB, SearchSettings, check_hash_mb, check_int, check_threads
 from .types import MateResult
 
 __all__ = ["solve_many", "ThreadRunner", "ProcessRunner", "ExecutorRunner", "InOrder", "WorkerDied"]
@@ -61,6 +62,27 @@ class WorkerDied(RuntimeError):
 # None when ``stopped()`` cut it short (then it is no result of the problem).
 # The solver is armed when the task starts (a stop() from then on is seen).
 Task = Callable[[Solver, str, dict, Callable[[], bool]], Any]
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    """The Solver every worker builds for itself: its table size and search threads.
+
+    Picklable, so worker processes and cluster tasks make their own (a Solver is not).
+    """
+
+    hash_mb: int = DEFAULT_HASH_MB
+    threads: int = 1
+
+    def make(self) -> Solver:
+        """A new Solver of this size (MemoryError when the table does not fit)."""
+        return Solver(self.hash_mb, threads=self.threads)
+
+    def describe(self) -> str:
+        """The size in words, for error messages."""
+        return f"a {self.hash_mb} MB table" + (
+            f" and {self.threads} threads" if self.threads > 1 else ""
+        )
 
 
 def solve_task(solver: Solver, text: str, keywords: dict, stopped: Callable[[], bool]) -> Any:
@@ -89,8 +111,8 @@ class ThreadRunner:
 
     window = 2  # one running, the next queued so the thread never waits on the writer
 
-    def __init__(self, hash_mb: int = DEFAULT_HASH_MB, task: Task = solve_task):
-        self._solver = Solver(hash_mb)
+    def __init__(self, spec: SolverSpec = SolverSpec(), task: Task = solve_task):
+        self._solver = spec.make()
         self._task = task
         self._tasks: queue.Queue = queue.Queue()
         self._stopping = threading.Event()
@@ -173,7 +195,7 @@ def _detach_stdio() -> None:
         pass
 
 
-def _worker_main(conn, hash_mb: int, task: Task = solve_task) -> None:
+def _worker_main(conn, spec: SolverSpec, task: Task = solve_task) -> None:
     """A worker process: one Solver, tasks in over the pipe, results out."""
     # Ctrl-C at a terminal reaches the whole process group; the parent decides
     # (it stops the workers), so workers ignore it.
@@ -181,9 +203,9 @@ def _worker_main(conn, hash_mb: int, task: Task = solve_task) -> None:
     _die_with_parent()
     _detach_stdio()
     try:
-        solver = Solver(hash_mb)
+        solver = spec.make()
     except MemoryError as e:
-        conn.send(("init-error", f"cannot allocate a {hash_mb} MB table: {e or 'out of memory'}"))
+        conn.send(("init-error", f"cannot allocate {spec.describe()}: {e or 'out of memory'}"))
         return
     conn.send(("ready", None))
     while True:
@@ -216,9 +238,9 @@ def _describe_exit(code: int | None) -> str:
 
 
 class _Worker:
-    def __init__(self, ctx, hash_mb: int, task: Task):
+    def __init__(self, ctx, spec: SolverSpec, task: Task):
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child, hash_mb, task), daemon=True)
+        self.process = ctx.Process(target=_worker_main, args=(child, spec, task), daemon=True)
         self.process.start()
         child.close()
         self.ready = False
@@ -235,10 +257,10 @@ class ProcessRunner:
     dispatcher) can deadlock the child.
     """
 
-    def __init__(self, jobs: int, hash_mb: int = DEFAULT_HASH_MB, task: Task = solve_task):
+    def __init__(self, jobs: int, spec: SolverSpec = SolverSpec(), task: Task = solve_task):
         self.window = WINDOW_PER_JOB * jobs
         self._ctx = multiprocessing.get_context("spawn")
-        self._hash_mb = hash_mb
+        self._spec = spec
         self._task = task
         self._lock = threading.Lock()
         self._queue: deque[tuple[int, Future, str, dict]] = deque()
@@ -247,7 +269,7 @@ class ProcessRunner:
         self._stopping = False
         self._init_error: str | None = None
         self._wake_r, self._wake_w = self._ctx.Pipe(duplex=False)
-        self._workers = [_Worker(self._ctx, hash_mb, task) for _ in range(jobs)]
+        self._workers = [_Worker(self._ctx, spec, task) for _ in range(jobs)]
         self._dispatcher = threading.Thread(
             target=self._dispatch, name="usi-mate-workers", daemon=True
         )
@@ -365,7 +387,7 @@ class ProcessRunner:
             w.task = None
         w.conn.close()
         if self._init_error is None and not self._stopping:
-            self._workers[i] = _Worker(self._ctx, self._hash_mb, self._task)
+            self._workers[i] = _Worker(self._ctx, self._spec, self._task)
 
     def stop(self) -> None:
         """Cancel queued searches and terminate the workers now.
@@ -401,15 +423,16 @@ class ProcessRunner:
 # ---------------------------------------------------------------------------
 # Any executor (a cluster's)
 
-_executor_solver: tuple[int, Solver] | None = None
+_executor_solver: tuple[SolverSpec, Solver] | None = None
 
 
-def _executor_task(text: str, keywords: dict, hash_mb: int, task: Task = solve_task) -> Any:
+def _executor_task(text: str, keywords: dict, spec: SolverSpec, task: Task = solve_task) -> Any:
     """One task in whatever process the executor runs it; the Solver (and its
     table) is kept between tasks of that process."""
     global _executor_solver
-    if _executor_solver is None or _executor_solver[0] != hash_mb:
-        _executor_solver = (hash_mb, Solver(hash_mb))
+    if _executor_solver is None or _executor_solver[0] != spec:
+        _executor_solver = None  # free the old table before the new one is allocated
+        _executor_solver = (spec, spec.make())
     return task(_executor_solver[1], text, keywords, _never)
 
 
@@ -420,12 +443,12 @@ class ExecutorRunner:
     def __init__(
         self,
         executor: Executor,
-        hash_mb: int = DEFAULT_HASH_MB,
+        spec: SolverSpec = SolverSpec(),
         window: int | None = None,
         task: Task = solve_task,
     ):
         self._executor = executor
-        self._hash_mb = hash_mb
+        self._spec = spec
         self._task = task
         self._futures: set[Future] = set()
         workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
@@ -433,7 +456,7 @@ class ExecutorRunner:
 
     def submit(self, text: str, keywords: dict) -> Future:
         """Submit one task to the executor."""
-        future = self._executor.submit(_executor_task, text, keywords, self._hash_mb, self._task)
+        future = self._executor.submit(_executor_task, text, keywords, self._spec, self._task)
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)
         return future
@@ -530,7 +553,7 @@ def describe_failure(exc: BaseException) -> str:
 
 def make_runner(
     jobs: int,
-    hash_mb: int,
+    spec: SolverSpec,
     executor: Executor | None = None,
     task: Task = solve_task,
     workers: int | None = None,
@@ -540,8 +563,8 @@ def make_runner(
     tasks in flight; default: the executor's ``_max_workers`` or the CPU count)."""
     if executor is not None:
         window = WINDOW_PER_JOB * workers if workers else None
-        return ExecutorRunner(executor, hash_mb, window=window, task=task)
-    return ThreadRunner(hash_mb, task) if jobs == 1 else ProcessRunner(jobs, hash_mb, task)
+        return ExecutorRunner(executor, spec, window=window, task=task)
+    return ThreadRunner(spec, task) if jobs == 1 else ProcessRunner(jobs, spec, task)
 
 
 # ---------------------------------------------------------------------------
@@ -554,6 +577,7 @@ def solve_many(
     jobs: int = 1,
     executor: Executor | None = None,
     hash_mb: int = DEFAULT_HASH_MB,
+    threads: int = 1,
     time_limit_ms: int | None = None,
     nodes_limit: int | None = None,
     post_search: str = "MinLength",
@@ -572,6 +596,8 @@ def solve_many(
     ``jobs`` worker processes with a ``hash_mb`` table each (a worker that dies
     costs only its problem, reported as an error); with ``executor`` (any
     :class:`concurrent.futures.Executor`, e.g. a Dask or Ray cluster's), on it.
+    ``threads``: search threads for each problem, sharing its worker's table
+    (verdicts never depend on it; ``jobs=2, threads=4`` keeps 8 cores busy).
 
     Every position gets a result: malformed text gives status ``"invalid"``
     with ``error`` set, a lost worker status ``"unknown"`` with ``error``.
@@ -589,6 +615,7 @@ def solve_many(
     iter(positions)  # TypeError now, not at the first next()
     check_int("jobs", jobs, 1, 4096, none_ok=False)
     check_hash_mb(hash_mb)
+    check_threads(threads)
     if (
         executor is not None
         and not isinstance(executor, Executor)
@@ -604,11 +631,11 @@ def solve_many(
         ignore_futile_interpositions=ignore_futile_interpositions,
         certify=certify,
     )
-    return _solve_many(positions, jobs, executor, settings, hash_mb)
+    return _solve_many(positions, jobs, executor, settings, SolverSpec(hash_mb, threads))
 
 
 def _solve_many(
-    positions, jobs, executor, settings: SearchSettings, hash_mb
+    positions, jobs, executor, settings: SearchSettings, spec: SolverSpec
 ) -> Iterator[MateResult]:
     keywords = settings.keywords()
 
@@ -625,7 +652,7 @@ def _solve_many(
                     None,
                 )
 
-    runner = make_runner(jobs, hash_mb, executor)
+    runner = make_runner(jobs, spec, executor)
     finished = False
     try:
         for key, result in InOrder(runner).run(tasks()):
