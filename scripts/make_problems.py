@@ -449,18 +449,17 @@ def mutate(rng: random.Random, setup: Setup) -> Setup | None:
         if not pieces:
             return None
         s.defender_hand[s.squares.pop(rng.choice(pieces))[-1].upper()] += 1
-    elif kind == "to-defender":
-        t = _weighted_type(rng, s.attacker_hand)
+    elif kind in ("to-defender", "to-attacker"):
+        giver, taker = (
+            (s.attacker_hand, s.defender_hand)
+            if kind == "to-defender"
+            else (s.defender_hand, s.attacker_hand)
+        )
+        t = _weighted_type(rng, giver)
         if t is None:
             return None
-        s.attacker_hand[t] -= 1
-        s.defender_hand[t] += 1
-    elif kind == "to-attacker":
-        t = _weighted_type(rng, s.defender_hand)
-        if t is None:
-            return None
-        s.defender_hand[t] -= 1
-        s.attacker_hand[t] += 1
+        giver[t] -= 1
+        taker[t] += 1
     elif kind == "promote":
         flippable = [sq for sq in pieces if s.squares[sq][-1].upper() in PROMOTABLE]
         if not flippable:

@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .memory import tables_fit
@@ -175,32 +176,22 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _hash_mb(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_HASH_MB:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_HASH_MB}, not {value}")
-    return value
+def _at_most(limit: int) -> Callable[[str], int]:
+    """An argparse type: a positive integer of at most ``limit``."""
+
+    def parse(text: str) -> int:
+        value = _positive_int(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"must be at most {limit}, not {value}")
+        return value
+
+    return parse
 
 
-def _threads(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_THREADS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_THREADS}, not {value}")
-    return value
-
-
-def _time_ms(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_TIME_MS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_TIME_MS}, not {value}")
-    return value
-
-
-def _nodes(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_NODES:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_NODES}, not {value}")
-    return value
+_hash_mb = _at_most(MAX_HASH_MB)
+_threads = _at_most(MAX_THREADS)
+_time_ms = _at_most(MAX_TIME_MS)
+_nodes = _at_most(MAX_NODES)
 
 
 def _settings(args: argparse.Namespace) -> SearchSettings:
