@@ -48,7 +48,8 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
             // "Mate at once": a look at the replies, no search to cap.
             v = prove(ply + 2, path_key ^ dropped.key() ^ q_key, 0);
           } else {
-            auto budget = monitor_.nested(nodes_, kFutilityNodeCap);
+            auto budget =
+                monitor_.nested(nodes_, limits_.futility_node_cap ? limits_.futility_node_cap : kFutilityNodeCap);
             v = prove(ply + 2, path_key ^ dropped.key() ^ q_key, bound);
           }
           path_.erase(q_key);

@@ -52,6 +52,9 @@ struct SearchLimits {
   // After a "no mate", rebuild a disproof certificate walking at most this
   // many positions, re-searched nodes included (0: none).
   uint64_t certify_nodes = 0;
+  // Node cap of the first ask of every futility judgement (0: kFutilityNodeCap).
+  // For tests: a cap of 1 cuts every judgement that needs a search short.
+  uint64_t futility_node_cap = 0;
 };
 
 struct SearchProgress {

@@ -12,6 +12,7 @@
 #include "hand.h"
 #include "proof_hand.h"
 #include "repetition.h"
+#include "solver.h"
 #include "tt.h"
 
 namespace usi_mate {
@@ -69,6 +70,23 @@ class Table {
  private:
   TranspositionTable tt_;
 };
+
+// A MinLength solve (composers' count) on a fresh 16 MB table with the first
+// ask of every futility judgement capped at `cap` nodes: the status
+// (MateStatus), the line's plies and whether the minimum is claimed proven.
+struct CappedSolve {
+  int status = 0;
+  int plies = 0;
+  bool min_length_proven = false;
+};
+inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nodes, uint64_t cap) {
+  Solver solver(16);
+  SearchLimits limits;
+  limits.nodes = nodes;
+  limits.futility_node_cap = cap;
+  SearchResult r = solver.solve(sfen, limits);
+  return {int(r.status), int(r.pv.size()), r.min_length_proven};
+}
 
 class Futility {
  public:

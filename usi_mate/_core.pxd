@@ -117,6 +117,13 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
         void clear()
         int hashfull()
 
+    cdef struct TCappedSolve "usi_mate::testing::CappedSolve":
+        int status
+        int plies
+        bint min_length_proven
+
+    TCappedSolve t_solve_with_futility_cap "usi_mate::testing::solve_with_futility_cap"(const string&, uint64_t, uint64_t) except + nogil
+
     cdef cppclass TFutility "usi_mate::testing::Futility":
         TFutility() except +
         void put(uint64_t, bint, const vector[int]&) except +

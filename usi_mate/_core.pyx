@@ -359,6 +359,18 @@ cdef class _FutilityMemo:
         self._m.clear()
 
 
+def _solve_with_futility_cap(sfen, nodes, cap):
+    """A MinLength solve (composers' count, fresh 16 MB table) whose futility
+    judgements are first asked with a ``cap``-node sub-search: (status, plies,
+    min_length_proven). For tests of what a cut-short judgement may claim."""
+    cdef string c_sfen = sfen.encode()
+    cdef uint64_t c_nodes = nodes, c_cap = cap
+    cdef TCappedSolve r
+    with nogil:
+        r = t_solve_with_futility_cap(c_sfen, c_nodes, c_cap)
+    return (_STATUS[r.status], r.plies, bool(r.min_length_proven))
+
+
 # ---------------------------------------------------------------------------
 # Mate search
 
