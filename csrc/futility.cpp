@@ -14,6 +14,9 @@
 
 namespace usi_mate {
 
+// A judgement whose sub-search ended undecided (kCutShort) counts the drop as
+// resistance, and is counted in cut_judgements_: a length proven after one
+// may rest on it (docs/FUTILE.md, "Cut-short judgements").
 bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand) {
   Bitboard checkers = pos_->checkers();
   Square k = pos_->king_square(~attacker_);
@@ -22,10 +25,11 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
   if (!T.between[s][k].test(b)) return false;
   uint64_t memo_key = pos_->full_key() ^ mix64(drop) ^ mix64(0xb0b0000ULL + bound);
   int known = futility_memo_.get(memo_key, proof_hand);
-  if (known >= 0) return known == 1;
+  if (known >= 0) return known == kFutile;
   PieceType x = drop_type(drop);
   bool futile = false;
-  bool cut = false;  // a limit of the enclosing search ended a sub-search: no judgement
+  bool cut = false;        // a limit of the enclosing search ended a sub-search: no judgement
+  bool unsettled = false;  // a capped sub-search ended undecided: not known
   {
     ScopedMove dropped(*pos_, path_, drop);
     MoveList captures;
@@ -58,6 +62,8 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
             r.found = true;
             r.pn = 0;
             r.hand = v.hand;
+          } else if (v.dn != 0) {
+            unsettled = true;
           }
         }
         if (r.found && r.pn == 0) {
@@ -71,8 +77,10 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
       if (futile || cut) break;
     }
   }
-  // Only a completed judgement is remembered: one cut short by a limit is not a judgement.
-  if (!cut) futility_memo_.put(memo_key, futile, futile ? *proof_hand : HAND_ZERO);
+  Judgement j = futile ? kFutile : (unsettled || cut) ? kCutShort : kNotFutile;
+  if (j == kCutShort) ++cut_judgements_;
+  // One cut short by a limit of the enclosing search is asked again next time.
+  if (!cut || futile) futility_memo_.put(memo_key, j, futile ? *proof_hand : HAND_ZERO);
   return futile;
 }
 

@@ -15,6 +15,11 @@ namespace usi_mate {
 // as real resistance.
 constexpr uint64_t kFutilityNodeCap = 3000;
 
+// A judgement: the drop is futile, real resistance, or not known because a
+// sub-search was cut short (then counted as resistance, and counted in
+// Solver::cut_judgements_).
+enum Judgement : int { kNotFutile = 0, kFutile = 1, kCutShort = 2 };
+
 // Futility decisions of one solve() call, so that every question about the same
 // drop gets the same answer: the length search and the line extraction must
 // agree, and a capped sub-search could otherwise say "not futile" once and,
@@ -24,14 +29,14 @@ class FutilityMemo {
  public:
   FutilityMemo() : slots_(kSize) {}
   void clear() { generation_ = (generation_ + 0x9e3779b97f4a7c15ULL) | 1; }
-  // 1 futile, 0 not futile, -1 not known.
+  // A Judgement, or -1 when not asked yet.
   int get(uint64_t key, Hand* hand) const {
     const Slot& s = slots_[index(key)];
     if (s.key != (key ^ generation_)) return -1;
     *hand = s.hand;
     return s.futile;
   }
-  void put(uint64_t key, bool futile, Hand hand) {
+  void put(uint64_t key, int futile, Hand hand) {
     Slot& s = slots_[index(key)];
     s.key = key ^ generation_;
     s.futile = futile;

@@ -27,8 +27,6 @@ uint64_t material_salt(const Position& pos, Color attacker) {
   return h & ~1ULL;  // keep bit 0: it is the side-to-move bit of the board key
 }
 
-constexpr uint64_t kFutileSalt = 0x5a5a5a5a5a5a5a5aULL;  // bit 0 clear: it is the side-to-move bit
-
 }  // namespace
 
 Solver::Solver(uint64_t hash_mb) : own_tt_(new TranspositionTable), tt_(own_tt_.get()) {
@@ -85,6 +83,8 @@ Solver::HelperScope::~HelperScope() {
   for (size_t i = 0; i < s_.helpers_.size(); ++i) {
     s_.helper_threads_[i]->join();
     s_.helper_nodes_ += s_.helpers_[i]->nodes_;
+    s_.cut_judgements_ += s_.helpers_[i]->cut_judgements_;
+    s_.helpers_[i]->cut_judgements_ = 0;
   }
 }
 
@@ -119,7 +119,7 @@ void Solver::clear() {
 TTResult Solver::probe(const Position& pos, bool and_root) const {
   Color attacker = and_root ? ~pos.side_to_move() : pos.side_to_move();
   // The same salt as the last search used (its futility mode included).
-  uint64_t salt = material_salt(pos, attacker) ^ (futile_mode_ ? kFutileSalt : 0);
+  uint64_t salt = material_salt(pos, attacker) ^ (futile_mode_ ? futile_salt_ : 0);
   uint64_t key = TranspositionTable::fix_key(pos.board_key() ^ salt);
   return tt_->probe(key, pos.hand(attacker));
 }
@@ -193,7 +193,10 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   }
   futile_mode_ = limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength;
   // Bounded results differ with and without futility: keep the two kinds apart.
-  salt_ = material_salt(pos, attacker_) ^ (futile_mode_ ? kFutileSalt : 0);
+  // The last solve's entries with futility may rest on its cut judgements.
+  if (cut_judgements_) futile_salt_ = futile_salt_of(++futile_generation_);
+  cut_judgements_ = 0;
+  salt_ = material_salt(pos, attacker_) ^ (futile_mode_ ? futile_salt_ : 0);
   path_.clear_if_dirty();
   rep_table_.clear();
   futility_memo_.clear();
@@ -222,8 +225,11 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
         certify_no_mate(root_key, result.certificate);
         nodes_ = search_nodes;  // the result counts the search; the certificate counts its own walk
       }
-    } else {
+    } else if (!cut_judgements_) {
       result.stop_reason = StopReason::LengthLimit;  // no mate within the length: not "no mate"
+    } else {
+      // (Composers' count only.) No stop reason: nothing was proven.
+      result.error = "no mate was found within the length, but a futile-interposition judgement was cut short";
     }
   } else {
     result.stop_reason = v.dn == 0 ? StopReason::DepthLimit : monitor_.reason();

@@ -96,6 +96,7 @@ class Solver {
   void init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget);
   void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
   void resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key);
+  bool settle_disproof(SearchFrame& f, int n, int ply, uint64_t path_key, bool& stop);
   void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
                 NodeValue& out);
   SearchFrame& frame(int ply);
@@ -108,6 +109,7 @@ class Solver {
 
   // post_search.cpp
   void post_search(uint64_t root_key, uint16_t first_len, SearchResult& result);
+  bool verify_min_length(uint64_t root_key, uint16_t best);
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
 
   // mate_line.cpp
@@ -149,7 +151,20 @@ class Solver {
   SearchLimits limits_;
   std::atomic<bool> stop_requested_{false};
   bool futile_mode_ = false;  // futility judgements in bounded searches and the line (per solve)
-  bool depth_cut_ = false;    // some path reached max_ply: a "no mate" may rest on the cut
+  // Futility judgements cut short this solve (futility.cpp; helpers' counts
+  // are added when they are joined): a length or a "no mate within b" proven
+  // after one may rest on it, so none is claimed proven.
+  uint64_t cut_judgements_ = 0;
+  // Table keys with futility are salted apart from those without (bounded
+  // results differ), and anew (one generation on) after a solve that counted
+  // cut judgements and for each verify_min_length, so that no claim rests on
+  // what a search with cut judgements stored.
+  uint64_t futile_generation_ = 0;
+  uint64_t futile_salt_ = futile_salt_of(0);
+  static uint64_t futile_salt_of(uint64_t generation) {
+    return mix64(0x5a5a5a5a5a5a5a5aULL + generation) & ~1ULL;  // bit 0 clear: it is the side-to-move bit
+  }
+  bool depth_cut_ = false;  // some path reached max_ply: a "no mate" may rest on the cut
   int max_ply_reached_ = 0;
   ProgressFn progress_fn_ = nullptr;
   void* progress_ctx_ = nullptr;

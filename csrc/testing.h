@@ -71,7 +71,7 @@ class Table {
   TranspositionTable tt_;
 };
 
-// A MinLength solve (composers' count) on a fresh 16 MB table with the first
+// A MinLength solve (composers' count) on a fresh table of hash_mb MB with the first
 // ask of every futility judgement capped at `cap` nodes: the status
 // (MateStatus), the line's plies and whether the minimum is claimed proven.
 struct CappedSolve {
@@ -79,8 +79,8 @@ struct CappedSolve {
   int plies = 0;
   bool min_length_proven = false;
 };
-inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nodes, uint64_t cap) {
-  Solver solver(16);
+inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nodes, uint64_t cap, uint64_t hash_mb) {
+  Solver solver(hash_mb);
   SearchLimits limits;
   limits.nodes = nodes;
   limits.futility_node_cap = cap;
@@ -91,7 +91,7 @@ inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nod
 class Futility {
  public:
   void put(uint64_t key, bool futile, const std::vector<int>& hand) { memo_.put(key, futile, hand_from_counts(hand)); }
-  // -1 unknown, else 0/1 with the hand in `hand`.
+  // -1 unknown, else a Judgement (futility.h) with the hand in `hand`.
   int get(uint64_t key, std::vector<int>& hand) const {
     Hand h = HAND_ZERO;
     int r = memo_.get(key, &h);

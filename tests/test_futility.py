@@ -1,8 +1,11 @@
-"""The futility memo (csrc/futility.h): one judgement per drop per solve."""
+"""The futility memo (csrc/futility.h): one judgement per drop per solve; a proven
+minimum never rests on a judgement cut short."""
 
 from __future__ import annotations
 
-from usi_mate._core import _FutilityMemo
+from oracle import load_labelled
+
+from usi_mate._core import _FutilityMemo, _solve_with_futility_cap
 
 ZERO = dict.fromkeys("PLNSBRG", 0)
 
@@ -22,3 +25,24 @@ def test_a_colliding_key_is_not_mistaken_for_another():
     memo = _FutilityMemo()
     memo.put(1 << 40, True, ZERO)
     assert memo.get((1 << 40) ^ 1) is None
+
+
+# ---------------------------------------------------------------------------
+# A proven minimum and the judgements it rests on (docs/FUTILE.md, "Cut-short
+# judgements")
+
+ZUKOU_029 = next(sfen for sfen, _, ident in load_labelled("zukou.sfen") if ident == "zukou-029")
+
+
+def test_a_minimum_is_claimed_only_once_its_futility_judgements_are_settled():
+    # zukou-029 (15 plies): the length search reaches 15 within 3 M nodes, but
+    # on the way some futility sub-searches are cut at their 3000-node cap;
+    # settling them without a cap takes more than the nodes left.
+    assert _solve_with_futility_cap(ZUKOU_029, 3_000_000, 3000) == ("mate", 15, False)
+    assert _solve_with_futility_cap(ZUKOU_029, 20_000_000, 3000) == ("mate", 15, True)
+
+
+def test_the_claim_does_not_depend_on_the_futility_cap():
+    # With every judgement cut short at its first ask (a cap of one node),
+    # the answer is the same and claimed only after each is settled.
+    assert _solve_with_futility_cap(ZUKOU_029, 20_000_000, 1) == ("mate", 15, True)

@@ -122,7 +122,7 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
         int plies
         bint min_length_proven
 
-    TCappedSolve t_solve_with_futility_cap "usi_mate::testing::solve_with_futility_cap"(const string&, uint64_t, uint64_t) except + nogil
+    TCappedSolve t_solve_with_futility_cap "usi_mate::testing::solve_with_futility_cap"(const string&, uint64_t, uint64_t, uint64_t) except + nogil
 
     cdef cppclass TFutility "usi_mate::testing::Futility":
         TFutility() except +

@@ -352,22 +352,22 @@ cdef class _FutilityMemo:
         """(futile: bool, hand) or None when not known."""
         cdef vector[int] hand
         r = self._m.get(key, hand)
-        return None if r < 0 else (bool(r), _hand_dict(hand))
+        return None if r < 0 else (r == 1, _hand_dict(hand))
 
     def clear(self):
         """Forget every judgement (a new generation)."""
         self._m.clear()
 
 
-def _solve_with_futility_cap(sfen, nodes, cap):
-    """A MinLength solve (composers' count, fresh 16 MB table) whose futility
+def _solve_with_futility_cap(sfen, nodes, cap, hash_mb=16):
+    """A MinLength solve (composers' count, a fresh table of ``hash_mb`` MB) whose futility
     judgements are first asked with a ``cap``-node sub-search: (status, plies,
     min_length_proven). For tests of what a cut-short judgement may claim."""
     cdef string c_sfen = sfen.encode()
-    cdef uint64_t c_nodes = nodes, c_cap = cap
+    cdef uint64_t c_nodes = nodes, c_cap = cap, c_mb = hash_mb
     cdef TCappedSolve r
     with nogil:
-        r = t_solve_with_futility_cap(c_sfen, c_nodes, c_cap)
+        r = t_solve_with_futility_cap(c_sfen, c_nodes, c_cap, c_mb)
     return (_STATUS[r.status], r.plies, bool(r.min_length_proven))
 
 
