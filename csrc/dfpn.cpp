@@ -180,7 +180,9 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
 // (their longest proven mate, counted from this node; 0 when there are none),
 // else it is resistance and searched like any reply (the first one on each
 // square, the next when that one is proven).
-void Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key) {
+// False, with the drop from which on none is judged still waiting, when the
+// budget ran out during a judgement: the node must then stay unresolved.
+bool Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key) {
   uint16_t bound = 0;
   for (int i = 0; i < n; ++i) {
     const ChildNode& c = f.child[i];
@@ -201,6 +203,7 @@ void Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
       c.futile = 1;
       continue;
     }
+    if (monitor_.exhausted()) return false;  // (the judgement may have been cut short)
     Bitboard to = square_bb(move_to(c.move));
     if (active & to) {
       c.delayed = kStandBy;
@@ -211,6 +214,7 @@ void Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
     if (c.pn == 0) active ^= to;  // proven at once: the next one on the square comes in
   }
   f.waiting = 0;
+  return true;
 }
 
 void Solver::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply) {
@@ -363,8 +367,9 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     dn = or_node ? sum_v : min_v;
     if (pn == 0 && f.waiting) {
       // Every other reply is proven: now the waiting drops can be judged.
-      resolve_waiting_drops(f, n, ply, path_key);
-      continue;
+      if (resolve_waiting_drops(f, n, ply, path_key)) continue;
+      pn = dn = 1;  // the budget ran out first: unresolved, nothing to conclude
+      break;
     }
     if (ply == 0) {
       root_pn_ = pn;

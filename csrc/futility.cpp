@@ -14,9 +14,9 @@
 
 namespace usi_mate {
 
-// A judgement whose sub-search ended undecided (kCutShort) counts the drop as
-// resistance, and is counted in cut_judgements_: a length proven after one
-// may rest on it (docs/FUTILE.md, "Cut-short judgements").
+// A judgement whose capped sub-search ended undecided (kCutShort) counts the
+// drop as resistance, and is counted in cut_judgements_: a length proven
+// after one may rest on it (docs/FUTILE.md, "Cut-short judgements").
 bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand) {
   Bitboard checkers = pos_->checkers();
   Square k = pos_->king_square(~attacker_);
@@ -57,7 +57,7 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
             v = prove(ply + 2, path_key ^ dropped.key() ^ q_key, bound);
           }
           path_.erase(q_key);
-          cut = monitor_.should_stop(nodes_);
+          cut = bound != 0 && monitor_.should_stop(nodes_);  // (a budget-0 look is never cut)
           if (v.pn == 0) {
             r.found = true;
             r.pn = 0;
@@ -77,10 +77,12 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
       if (futile || cut) break;
     }
   }
-  Judgement j = futile ? kFutile : (unsettled || cut) ? kCutShort : kNotFutile;
+  // One cut short by a limit of the enclosing search is no judgement: the
+  // search is stopping, and resolve_waiting_drops leaves the drop waiting.
+  if (cut && !futile) return false;
+  Judgement j = futile ? kFutile : unsettled ? kCutShort : kNotFutile;
   if (j == kCutShort) ++cut_judgements_;
-  // One cut short by a limit of the enclosing search is asked again next time.
-  if (!cut || futile) futility_memo_.put(memo_key, j, futile ? *proof_hand : HAND_ZERO);
+  futility_memo_.put(memo_key, j, futile ? *proof_hand : HAND_ZERO);
   return futile;
 }
 

@@ -35,11 +35,69 @@ bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool t
   return extract_line(0, root_key, budget, exact, tie_break, line);
 }
 
+// The shortest mate, anytime. "Is there a mate within b?" either proves one
+// (the upper bound `best` drops to its length) or proves there is none (the
+// lower bound `lo` rises to b); budgets keep the parity of the length. Each
+// attempt has an effort cap. A round first steps down (b = best - 2: composed
+// problems are usually found within a few plies of their length, and finding
+// a mate is far cheaper than refuting all of them), then probes halfway
+// between lo and best (muso-001: 27 plies found first, 11 the answer: small
+// budgets are cheap to settle either way). A round that settles nothing
+// doubles the effort. Bisecting alone spent zukou-017's whole minute refuting
+// "mate within 31" (300 M nodes, unfinished) while a 41-ply mate was one step
+// below the first proof's 43. Refutations from below also leave lower bounds
+// of the mate's length in the table that make the next refutation cheap:
+// zukou-041's "no mate within 21" took 22 M nodes unfinished asked at once,
+// well under 6 M nodes reached this way. Until best - 2 <= lo or the budget
+// is spent: the caller's, or when `verifying` the innermost one (then the
+// bounds are not reported as progress).
+void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool verifying) {
+  // (Verifying, the step down to best - 2 is expected to fail: start small.)
+  uint64_t effort = verifying ? kMinAttemptNodes : std::max<uint64_t>(nodes_, kMinAttemptNodes);
+  auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
+    NodeValue w;
+    {
+      auto scope = monitor_.nested(nodes_, effort);
+      HelperScope helpers(*this, uint16_t(b), false);
+      w = prove(0, root_key, uint16_t(b));
+    }
+    if (w.pn == 0) {
+      best = std::min<uint16_t>(best, w.mate_len);
+      if (!verifying) {
+        mate_len_upper_ = best;
+        report_progress();
+      }
+      return 1;
+    }
+    if (w.dn == 0 && !depth_cut_) {
+      lo = b;
+      if (!verifying) {
+        if (!cut_judgements_) mate_len_lower_ = uint16_t(lo + 2);  // reported as proven
+        report_progress();
+      }
+      return -1;
+    }
+    return 0;
+  };
+  auto spent = [&] { return verifying ? monitor_.should_stop(nodes_) : monitor_.caller_budget_spent(); };
+  while (!spent() && int(best) - 2 > lo) {
+    if (attempt(int(best) - 2) != 0) continue;
+    if (spent()) break;
+    bool progress = false;
+    if (int(best) - 4 > lo) {
+      int candidates = (int(best) - 4 - lo) / 2;  // budgets lo+2 .. best-4
+      progress = attempt(lo + 2 * ((candidates + 1) / 2)) != 0;
+    }
+    if (!progress) effort *= 2;
+  }
+}
+
 // The minimum `best` settled again with every futility judgement exact: no
 // cap of its own on any sub-search (one is then cut short only when the budget
 // here runs out), on a table salt, repetition table and memos of their own so
 // that nothing the capped searches stored or judged is read. Proven "mate
-// within best" and "no mate within best - 2", with no judgement cut short.
+// within best" and, by narrow_length, "no mate within best - 2", with no
+// judgement cut short.
 // The capped judgements stay for the length search: on 図巧 1-49 (3 M nodes a
 // problem) uncapped ones gave 5 longer answers (zukou-015: 33 plies after
 // 100 M nodes, 29 with the cap after 2 M), and with the cap 7 of the 11
@@ -54,16 +112,32 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t best) {
   futility_memo_.clear();
   bool verified = false;
   {
-    auto scope = monitor_.nested(nodes_, std::max<uint64_t>(4 * nodes_, kExactLineMinNodes));
-    auto settled = [&](uint16_t b, bool mate) {
-      NodeValue w;
+    uint64_t budget = std::max<uint64_t>(4 * nodes_, kExactLineMinNodes);
+    auto scope = monitor_.nested(nodes_, budget);
+    NodeValue w;
+    {
+      HelperScope helpers(*this, best, true);  // (fresh: the helpers forget their memos too)
+      w = prove(0, root_key, best);
+    }
+    if (w.pn == 0 && cut_judgements_ == cuts) {
+      uint16_t b = w.mate_len;
+      int lo = (b % 2) ? -1 : -2;
       {
-        HelperScope helpers(*this, b, true);
-        w = prove(0, root_key, b);
+        // From below (narrow_length) with half the budget, then "no mate
+        // within b - 2" asked at once with the rest: which settles a problem
+        // first varies (a refutation from below leaves lower bounds in the
+        // table; one asked at once wastes no attempts).
+        auto half = monitor_.nested(nodes_, budget / 2);
+        narrow_length(root_key, b, lo, true);
       }
-      return (mate ? w.pn == 0 : (w.dn == 0 && !depth_cut_)) && cut_judgements_ == cuts;
-    };
-    verified = settled(best, true) && (best < 2 || settled(uint16_t(best - 2), false));
+      if (int(b) - 2 > lo && !monitor_.should_stop(nodes_)) {
+        HelperScope helpers(*this, uint16_t(b - 2), false);
+        NodeValue v = prove(0, root_key, uint16_t(b - 2));
+        if (v.pn == 0) b = v.mate_len;
+        if (v.dn == 0 && !depth_cut_) lo = b - 2;
+      }
+      verified = b == best && int(b) - 2 <= lo && cut_judgements_ == cuts;
+    }
   }
   limits_.futility_node_cap = cap;
   salt_ = salt;
@@ -105,54 +179,13 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     line_nodes += nodes_ - before;
   }
 
-  // 2. The shortest mate, anytime. "Is there a mate within b?" either proves
-  // one (the upper bound `best` drops to its length) or proves there is none
-  // (the lower bound `lo` rises to b); budgets keep the parity of the length.
-  // Each attempt has an effort cap. A round first steps down (b = best - 2:
-  // composed problems are usually found within a few plies of their length,
-  // and finding a mate is far cheaper than refuting all of them), then probes
-  // halfway between lo and best (muso-001: 27 plies found first, 11 the
-  // answer: small budgets are cheap to settle either way). A round that
-  // settles nothing doubles the effort. Bisecting alone spent zukou-017's
-  // whole minute refuting "mate within 31" (300 M nodes, unfinished) while a
-  // 41-ply mate was one step below the first proof's 43.
+  // 2. The shortest mate (narrow_length).
   uint16_t best = first_len;
   bool minimal = false;
   mate_len_upper_ = best;
   if (limits.post_search == PostSearchLevel::MinLength) {
     int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
-    uint64_t effort = std::max<uint64_t>(nodes_, kMinAttemptNodes);
-    auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
-      NodeValue w;
-      {
-        auto scope = monitor_.nested(nodes_, effort);
-        HelperScope helpers(*this, uint16_t(b), false);
-        w = prove(0, root_key, uint16_t(b));
-      }
-      if (w.pn == 0) {
-        best = std::min<uint16_t>(best, w.mate_len);
-        mate_len_upper_ = best;
-        report_progress();
-        return 1;
-      }
-      if (w.dn == 0 && !depth_cut_) {
-        lo = b;
-        if (!cut_judgements_) mate_len_lower_ = uint16_t(lo + 2);  // reported as proven
-        report_progress();
-        return -1;
-      }
-      return 0;
-    };
-    while (!monitor_.caller_budget_spent() && int(best) - 2 > lo) {
-      if (attempt(int(best) - 2) != 0) continue;
-      if (monitor_.caller_budget_spent()) break;
-      bool progress = false;
-      if (int(best) - 4 > lo) {
-        int candidates = (int(best) - 4 - lo) / 2;  // budgets lo+2 .. best-4
-        progress = attempt(lo + 2 * ((candidates + 1) / 2)) != 0;
-      }
-      if (!progress) effort *= 2;
-    }
+    narrow_length(root_key, best, lo, false);
     minimal = int(best) - 2 <= lo;
   }
 

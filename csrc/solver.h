@@ -95,7 +95,7 @@ class Solver {
   void expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n);
   void init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget);
   void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
-  void resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key);
+  bool resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key);
   bool settle_disproof(SearchFrame& f, int n, int ply, uint64_t path_key, bool& stop);
   void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
                 NodeValue& out);
@@ -109,6 +109,7 @@ class Solver {
 
   // post_search.cpp
   void post_search(uint64_t root_key, uint16_t first_len, SearchResult& result);
+  void narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool verifying);
   bool verify_min_length(uint64_t root_key, uint16_t best);
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
 

@@ -61,7 +61,9 @@ class MateResult:
     time_ms: int = 0
     hashfull: int = 0
     error: str | None = None
-    min_length_proven: bool = False  # no shorter mate exists (post_search="MinLength" finished)
+    # No shorter mate exists (post_search="MinLength" finished; under the composers'
+    # count with every futility judgement it rests on settled, docs/FUTILE.md).
+    min_length_proven: bool = False
     certification: Certification | None = None  # only for "nomate" with certify=True
     stop_reason: StopReason | None = None
     line_nodes: int = 0
