@@ -217,16 +217,16 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     ok = true;
   }
   result.line_nodes = line_nodes;
-  root_pn_ = 0;
+  // The shortest mate is proven (a defence without spare pieces may make the line
+  // shorter than `best`). After a futility judgement cut short (futility.cpp) the
+  // refutations and lengths may rest on it: then only when the minimum holds with
+  // every judgement settled. The line itself is the capped search's.
+  bool proven_min = ok && exact && (!cut_judgements_ || verify_min_length(root_key, best));
+  root_pn_ = 0;  // (after the verification's own root searches)
   root_dn_ = PN_INF;
   if (ok) {
     result.status = MateStatus::Mate;
-    // The shortest mate is proven and the line follows the composers' choices (a defence
-    // without spare pieces may make it shorter than `best`).
-    // After a futility judgement cut short (futility.cpp) the refutations and
-    // lengths may rest on it: then only when the minimum holds with every
-    // judgement settled.
-    result.min_length_proven = exact && (!cut_judgements_ || verify_min_length(root_key, best));
+    result.min_length_proven = proven_min;
   } else {
     result.pv.clear();
     result.status = MateStatus::Unknown;

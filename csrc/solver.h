@@ -96,7 +96,6 @@ class Solver {
   void init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget);
   void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
   bool resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key);
-  bool settle_disproof(SearchFrame& f, int n, int ply, uint64_t path_key, bool& stop);
   void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
                 NodeValue& out);
   SearchFrame& frame(int ply);
