@@ -142,18 +142,20 @@ class SearchMonitor {
     return false;
   }
 
-  // Marks the innermost budget spent; when the same condition also ends the
-  // caller's budget (a nested budget inherits its caps), marks that one too,
-  // so the search proper learns why at once rather than at its next check.
+  // Marks the innermost budget spent, and every enclosing one the same
+  // condition also ends (a nested budget inherits its caps), so each learns
+  // why at once rather than at its next check: a futility check cut by the
+  // caller's deadline must not look, to the attempt around it, like one cut
+  // at its own cap (the clock is read again only 1024 nodes later).
   bool exhaust(StopReason why, uint64_t nodes, Clock::time_point now = Clock::time_point::min()) {
     stack_[depth_ - 1].exhausted = true;
-    Budget& caller = stack_[0];
-    if (depth_ == 1 || (!caller.exhausted && ((why == StopReason::NodeLimit && nodes >= caller.node_cap) ||
-                                              (why == StopReason::Stopped && caller.honors_stop) ||
-                                              (why == StopReason::TimeLimit && now >= caller.deadline)))) {
-      caller.exhausted = true;
-      if (reason_ == StopReason::None) reason_ = why;
+    for (int i = depth_ - 2; i >= 0; --i) {
+      Budget& b = stack_[i];
+      if ((why == StopReason::NodeLimit && nodes >= b.node_cap) || (why == StopReason::Stopped && b.honors_stop) ||
+          (why == StopReason::TimeLimit && now >= b.deadline))
+        b.exhausted = true;
     }
+    if (stack_[0].exhausted && reason_ == StopReason::None) reason_ = why;
     return true;
   }
 
