@@ -27,8 +27,8 @@ constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 
 // A first proof this short: every futility judgement of the length search and
 // the line is asked without a cap (a cut one then never needs
-// verify_min_length). yaneuraou mate-11 (1000 problems, 10 s each): 64.5 s
-// uncapped against 91.7 s capped and verified; on long works the cap makes
+// verify_min_length). yaneuraou mate-11 (1000 problems, 10 s each): 65.1 s
+// this way against 91.7 s capped and verified; on long works the cap makes
 // the search converge sooner (FUTILE.md, "Cut-short judgements").
 constexpr uint16_t kUncappedMaxLength = 21;
 
@@ -65,8 +65,7 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool veri
     NodeValue w;
     {
       auto scope = monitor_.nested(nodes_, effort);
-      HelperScope helpers(*this, uint16_t(b), false);
-      w = prove(0, root_key, uint16_t(b));
+      w = prove_root(root_key, uint16_t(b), false);
     }
     if (w.pn == 0) {
       best = std::min<uint16_t>(best, w.mate_len);
@@ -107,8 +106,7 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool veri
 // judgement cut short.
 // The capped judgements stay for the length search: on 図巧 1-49 (3 M nodes a
 // problem) uncapped ones gave 5 longer answers (zukou-015: 33 plies after
-// 100 M nodes, 29 with the cap after 2 M), and with the cap 7 of the 11
-// minima found rested on a judgement cut short.
+// 100 M nodes, 29 with the cap after 2 M).
 bool Solver::verify_min_length(uint64_t root_key, uint16_t best) {
   uint64_t cuts = cut_judgements_;
   uint64_t salt = salt_, futile_salt = futile_salt_, cap = limits_.futility_node_cap;
@@ -121,11 +119,7 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t best) {
   {
     uint64_t budget = std::max<uint64_t>(4 * nodes_, kExactLineMinNodes);
     auto scope = monitor_.nested(nodes_, budget);
-    NodeValue w;
-    {
-      HelperScope helpers(*this, best, true);  // (fresh: the helpers forget their memos too)
-      w = prove(0, root_key, best);
-    }
+    NodeValue w = prove_root(root_key, best, true);  // (fresh: the helpers forget their memos too)
     if (w.pn == 0 && cut_judgements_ == cuts) {
       uint16_t b = w.mate_len;
       int lo = (b % 2) ? -1 : -2;
@@ -138,8 +132,7 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t best) {
         narrow_length(root_key, b, lo, true);
       }
       if (int(b) - 2 > lo && !monitor_.should_stop(nodes_)) {
-        HelperScope helpers(*this, uint16_t(b - 2), false);
-        NodeValue v = prove(0, root_key, uint16_t(b - 2));
+        NodeValue v = prove_root(root_key, uint16_t(b - 2), false);
         if (v.pn == 0) b = v.mate_len;
         if (v.dn == 0 && !depth_cut_) lo = b - 2;
       }

@@ -208,11 +208,7 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   // `go depth N`: only mates within N plies count (a bounded search from the start).
   uint16_t root_budget =
       limits.max_length > 0 ? uint16_t(std::min(limits.max_length, int(BUDGET_NONE) - 1)) : BUDGET_NONE;
-  NodeValue v;
-  {
-    HelperScope helpers(*this, root_budget, true);
-    v = prove(0, root_key, root_budget);
-  }
+  NodeValue v = prove_root(root_key, root_budget, true);
   root_pn_ = v.pn;
   root_dn_ = v.dn;
   if (v.pn == 0) {

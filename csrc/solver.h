@@ -107,6 +107,11 @@ class Solver {
   bool only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union);
 
   // post_search.cpp
+  // prove() at the root with the helper threads searching beside it (HelperScope).
+  NodeValue prove_root(uint64_t root_key, uint16_t budget, bool fresh) {
+    HelperScope helpers(*this, budget, fresh);
+    return prove(0, root_key, budget);
+  }
   void post_search(uint64_t root_key, uint16_t first_len, SearchResult& result);
   void narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool verifying);
   bool verify_min_length(uint64_t root_key, uint16_t best);
