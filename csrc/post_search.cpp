@@ -107,7 +107,10 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool veri
 // The capped judgements stay for the length search: on 図巧 1-49 (3 M nodes a
 // problem) uncapped ones gave 5 longer answers (zukou-015: 33 plies after
 // 100 M nodes, 29 with the cap after 2 M).
-bool Solver::verify_min_length(uint64_t root_key, uint16_t best) {
+// A shorter mate proven here (the capped searches refuted it on a judgement
+// cut short) replaces `best` and `line`, its line read with the same exact
+// judgements; it is then the one verified.
+bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line) {
   uint64_t cuts = cut_judgements_;
   uint64_t salt = salt_, futile_salt = futile_salt_, cap = limits_.futility_node_cap;
   futile_salt_ = futile_salt_of(++futile_generation_);
@@ -136,7 +139,18 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t best) {
         if (v.pn == 0) b = v.mate_len;
         if (v.dn == 0 && !depth_cut_) lo = b - 2;
       }
-      verified = b == best && int(b) - 2 <= lo && cut_judgements_ == cuts;
+      bool settled = cut_judgements_ == cuts;
+      bool minimal = int(b) - 2 <= lo;
+      if (settled && b < best && !monitor_.should_stop(nodes_)) {
+        std::vector<Move> shorter;
+        if (rebuild_line(root_key, b, minimal, true, shorter) && cut_judgements_ == cuts) {
+          best = b;
+          line.swap(shorter);
+        } else {
+          minimal = false;
+        }
+      }
+      verified = b == best && minimal && cut_judgements_ == cuts;
     }
   }
   limits_.futility_node_cap = cap;
@@ -214,7 +228,8 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   // shorter than `best`). After a futility judgement cut short (futility.cpp) the
   // refutations and lengths may rest on it: then only when the minimum holds with
   // every judgement settled. The line itself is the capped search's.
-  bool proven_min = ok && exact && (!cut_judgements_ || verify_min_length(root_key, best));
+  bool proven_min = ok && exact && (!cut_judgements_ || verify_min_length(root_key, best, result.pv));
+  mate_len_upper_ = best;
   root_pn_ = 0;  // (after the verification's own root searches)
   root_dn_ = PN_INF;
   if (ok) {

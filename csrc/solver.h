@@ -114,7 +114,7 @@ class Solver {
   }
   void post_search(uint64_t root_key, uint16_t first_len, SearchResult& result);
   void narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool verifying);
-  bool verify_min_length(uint64_t root_key, uint16_t best);
+  bool verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line);
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
 
   // mate_line.cpp

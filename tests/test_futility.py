@@ -46,3 +46,14 @@ def test_the_claim_does_not_depend_on_the_futility_cap():
     # With every judgement cut short at its first ask (a cap of one node),
     # the answer is the same and claimed only after each is settled.
     assert _solve_with_futility_cap(ZUKOU_029, 20_000_000, 1) == ("mate", 15, True)
+
+
+def test_a_shorter_mate_found_while_settling_judgements_is_the_answer():
+    # Futile drops (cat=muda-ai) whose judgements are all cut at one node: the
+    # capped search counts every drop as resistance and proves the strict
+    # length minimal; settling the judgements proves a shorter mate, which is
+    # then answered and verified (it was 5, 7, 11 and unclaimed before).
+    generated = {ident: sfen for sfen, _, ident in load_labelled("generated.sfen")}
+    for ident, plies in (("gen-0427", 3), ("gen-0599", 5), ("gen-0849", 7)):
+        answer = _solve_with_futility_cap(generated[ident], 2_000_000, 1)
+        assert answer == ("mate", plies, True), ident
