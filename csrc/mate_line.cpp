@@ -209,21 +209,32 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
           }
           for (int k = 0; k < nc; ++k) leveled[candidates[k]] = true;
           if (nc > 0) {
-            // Spare pieces at the end of each candidate's own line.
-            int best = -1, best_spare = 1 << 30;
+            // Spare pieces at the end of each candidate's own line, and its
+            // length: no spare pieces first, then the longest line, then the
+            // fewest spare pieces. A line can come out shorter than its level
+            // under the composers' count, since a drop futile against a longer
+            // bound may be resistance against a shorter one (zukou-056: two
+            // replies at level 21, one read as 15 plies; taking it answered a
+            // 19-ply line to a proven 25-ply minimum).
+            int best = -1, best_spare = 1 << 30, best_len = 0;
             for (int k = 0; k < nc; ++k) {
               int spare = is_drop(list[candidates[k]]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
+              int len = t;
               if (tie_break && t <= kSpareHorizon) {
                 // The candidate's own line, read by the same rules (so deeper
                 // defences avoid spare pieces too); each (position, length) once.
                 ScopedMove child(*pos_, path_, list[candidates[k]]);
                 LineMemo read;
-                spare = child_line(depth + 1, path_key ^ child.key(), child.key() ^ mix64(t), t, exact, true, read)
-                            ? read.spare
-                            : 1 << 29;
+                bool have = child_line(depth + 1, path_key ^ child.key(), child.key() ^ mix64(t), t, exact, true, read);
+                spare = have ? read.spare : 1 << 29;
+                len = have ? read.len : 0;
               }
-              if (spare < best_spare) {
+              bool better = best < 0 || ((spare == 0) != (best_spare == 0) ? spare == 0
+                                         : len != best_len                 ? len > best_len
+                                                                           : spare < best_spare);
+              if (better) {
                 best_spare = spare;
+                best_len = len;
                 best = candidates[k];
               }
             }
