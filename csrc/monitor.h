@@ -36,6 +36,17 @@ class SearchMonitor {
   static constexpr std::chrono::milliseconds kGraceTime{10};
   using TickFn = void (*)(void* ctx);
 
+  // The time the searches get under a caller's limit of time_ms (0: none):
+  // the line read after a proof may overrun their deadline by time_ms / 20 +
+  // kGraceTime (post_search.cpp), so they stop that much earlier and the
+  // answer still comes within time_ms. A GUI counts a late answer as a
+  // timeout: `go mate 10000` answered zukou-001 after 10.5 s before.
+  static uint64_t search_time_ms(uint64_t time_ms) {
+    if (!time_ms) return 0;
+    uint64_t reserve = time_ms / 20 + uint64_t(kGraceTime.count());
+    return time_ms > 2 * reserve ? time_ms - reserve : std::max<uint64_t>(time_ms / 2, 1);
+  }
+
   // Starts the clock and the caller's budget (0 = no limit for nodes and time).
   void start(uint64_t node_limit, uint64_t time_ms, const std::atomic<bool>* stop_flag) {
     start_ = last_tick_ = Clock::now();

@@ -17,9 +17,11 @@ constexpr uint64_t kExactLineMinNodes = 10000000;
 constexpr uint64_t kMinAttemptNodes = 100000;
 // The fallback lines (read off the table, searching only for lost entries)
 // must still answer a proven mate after a limit or stop(): they may overrun a
-// node limit by 5% plus one clock-check interval (1024 nodes), a time limit by
-// 5% plus SearchMonitor::kGraceTime. Reading a line off the table costs no
-// nodes at all unless entries were replaced (measured in docs/USI.md).
+// node limit by 5% plus one clock-check interval (1024 nodes), the searches'
+// deadline by 5% of the time limit plus SearchMonitor::kGraceTime (which
+// SearchMonitor::search_time_ms keeps inside the time limit). Reading a line
+// off the table costs no nodes at all unless entries were replaced (measured
+// in docs/USI.md).
 constexpr uint64_t kGraceNodes = SearchMonitor::kCheckInterval;
 constexpr auto kGraceTime = SearchMonitor::kGraceTime;
 // Without caller limits, the fallbacks stop after 2 M and 10 M nodes.

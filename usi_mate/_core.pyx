@@ -588,11 +588,12 @@ cdef class Solver:
         the side not to move in check) gives status "invalid" with ``error``.
 
         ``time_limit_ms`` and ``nodes_limit`` (None: no limit) end the search
-        with status "unknown" and ``stop_reason`` "time" or "nodes"; they hold
-        within a few percent plus a few milliseconds (the line of a proven mate
-        may use a small grace to be rebuilt). ``max_length``: only mates of at
-        most this many plies count ("unknown" with stop_reason "length" when
-        there is none that short).
+        with status "unknown" and ``stop_reason`` "time" or "nodes". The answer
+        comes within the time limit: the searches stop 5% plus 10 ms before it,
+        which the line of a proven mate may use to be rebuilt. A node limit
+        holds within a few percent (the line may overrun it by 5%).
+        ``max_length``: only mates of at most this many plies count ("unknown"
+        with stop_reason "length" when there is none that short).
 
         ``post_search`` says what happens after the first proof: "None" reports
         it as it is, "UpperBound" a line as long as its proven bound, and
