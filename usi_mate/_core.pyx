@@ -589,7 +589,7 @@ cdef class Solver:
 
         ``time_limit_ms`` and ``nodes_limit`` (None: no limit) end the search
         with status "unknown" and ``stop_reason`` "time" or "nodes". The answer
-        comes within the time limit: the searches stop 5% plus 10 ms before it,
+        comes within the time limit: the searches stop 5% plus 20 ms before it,
         which the line of a proven mate may use to be rebuilt. A node limit
         holds within a few percent (the line may overrun it by 5%).
         ``max_length``: only mates of at most this many plies count ("unknown"
