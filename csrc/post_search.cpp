@@ -229,7 +229,8 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   // The shortest mate is proven (a defence without spare pieces may make the line
   // shorter than `best`). After a futility judgement cut short (futility.cpp) the
   // refutations and lengths may rest on it: then only when the minimum holds with
-  // every judgement settled. The line itself is the capped search's.
+  // every judgement settled. The line itself is the capped search's, unless the
+  // verification proves a shorter mate (then that one and its line).
   bool proven_min = ok && exact && (!cut_judgements_ || verify_min_length(root_key, best, result.pv));
   mate_len_upper_ = best;
   root_pn_ = 0;  // (after the verification's own root searches)
