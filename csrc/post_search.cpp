@@ -141,15 +141,12 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Mo
         if (v.pn == 0) b = v.mate_len;
         if (v.dn == 0 && !depth_cut_) lo = b - 2;
       }
-      bool settled = cut_judgements_ == cuts;
       bool minimal = int(b) - 2 <= lo;
-      if (settled && b < best && !monitor_.should_stop(nodes_)) {
+      if (b < best && cut_judgements_ == cuts && !monitor_.should_stop(nodes_)) {
         std::vector<Move> shorter;
-        if (rebuild_line(root_key, b, minimal, true, shorter) && cut_judgements_ == cuts) {
+        if (rebuild_line(root_key, b, minimal, true, shorter)) {
           best = b;
           line.swap(shorter);
-        } else {
-          minimal = false;
         }
       }
       verified = b == best && minimal && cut_judgements_ == cuts;
