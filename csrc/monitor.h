@@ -37,9 +37,9 @@ class SearchMonitor {
   using TickFn = void (*)(void* ctx);
 
   // The time the searches get under a caller's limit of time_ms (0: none):
-  // the line read after a proof may overrun their deadline by time_ms / 20 +
-  // kGraceTime (post_search.cpp), so they stop that much earlier, and another
-  // kGraceTime earlier for the answer's way out (USI: 6.5 ms on zukou-001's
+  // the line read after a proof may run on until answer_deadline(), so they
+  // stop time_ms / 20 + kGraceTime before it, and that is another kGraceTime
+  // before the limit, for the answer's way out (USI: 6.5 ms on zukou-001's
   // 73-ply line), so that it comes within time_ms. A GUI counts a late answer
   // as a timeout: `go mate 10000` answered zukou-001 after 10.52 s before.
   static uint64_t search_time_ms(uint64_t time_ms) {
@@ -48,16 +48,18 @@ class SearchMonitor {
     return time_ms > 2 * reserve ? time_ms - reserve : std::max<uint64_t>(time_ms / 2, 1);
   }
 
-  // Starts the clock and the caller's budget (0 = no limit for nodes and time).
+  // Starts the clock and the caller's budget (0 = no limit for nodes and time):
+  // the searches' deadline is search_time_ms(time_ms) away.
   void start(uint64_t node_limit, uint64_t time_ms, const std::atomic<bool>* stop_flag) {
     start_ = last_tick_ = Clock::now();
+    answer_deadline_ = time_ms ? start_ + std::chrono::milliseconds(time_ms) - kGraceTime : Clock::time_point::max();
     stop_flag_ = stop_flag;
     depth_ = 1;
     reason_ = StopReason::None;
     next_check_ = kCheckInterval;
     Budget& b = stack_[0];
     b.node_cap = node_limit ? node_limit : kNoLimit;
-    b.deadline = time_ms ? start_ + std::chrono::milliseconds(time_ms) : Clock::time_point::max();
+    b.deadline = time_ms ? start_ + std::chrono::milliseconds(search_time_ms(time_ms)) : Clock::time_point::max();
     b.honors_stop = true;
     b.exhausted = false;
     b.grace_given = false;
@@ -92,6 +94,9 @@ class SearchMonitor {
   // What the caller's budget allows from now: nodes left (kNoLimit: none) and the deadline.
   uint64_t caller_node_cap() const { return stack_[0].node_cap; }
   Clock::time_point caller_deadline() const { return stack_[0].deadline; }
+  // The latest a line read after the searches may run under the caller's time
+  // limit: kGraceTime before it (max(): no time limit).
+  Clock::time_point answer_deadline() const { return answer_deadline_; }
 
   // A budget in force while the Scope lives (scopes end in reverse order).
   class [[nodiscard]] Scope {
@@ -179,7 +184,7 @@ class SearchMonitor {
   uint64_t next_check_ = kCheckInterval;
   const std::atomic<bool>* stop_flag_ = nullptr;
   StopReason reason_ = StopReason::None;
-  Clock::time_point start_, last_tick_;
+  Clock::time_point start_, last_tick_, answer_deadline_ = Clock::time_point::max();
   TickFn tick_ = nullptr;
   void* tick_ctx_ = nullptr;
   std::chrono::milliseconds tick_interval_{0};

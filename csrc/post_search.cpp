@@ -18,8 +18,8 @@ constexpr uint64_t kMinAttemptNodes = 100000;
 // The fallback lines (read off the table, searching only for lost entries)
 // must still answer a proven mate after a limit or stop(): they may overrun a
 // node limit by 5% plus one clock-check interval (1024 nodes), the searches'
-// deadline by 5% of the time limit plus SearchMonitor::kGraceTime (which
-// SearchMonitor::search_time_ms keeps inside the time limit). Reading a line
+// deadline up to SearchMonitor::answer_deadline() (5% of the time limit plus
+// kGraceTime later, still inside the limit). Reading a line
 // off the table costs no nodes at all unless entries were replaced (measured
 // in docs/USI.md).
 constexpr uint64_t kGraceNodes = SearchMonitor::kCheckInterval;
@@ -169,9 +169,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     uint64_t cap = nodes_ + own_nodes;
     Clock::time_point deadline = Clock::time_point::max();
     if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
-    if (limits.time_ms)
-      deadline = std::max(monitor_.caller_deadline() + std::chrono::milliseconds(limits.time_ms / 20), Clock::now()) +
-                 kGraceTime;
+    if (limits.time_ms) deadline = std::max(monitor_.answer_deadline(), Clock::now() + kGraceTime);
     return monitor_.own(cap, deadline, false);
   };
 
