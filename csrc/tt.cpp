@@ -35,19 +35,10 @@ void TranspositionTable::clear() {
   dirty_ = false;
 }
 
-void TranspositionTable::set_shared(bool shared) {
-  if (shared && !locks_) {
-    locks_.reset(new std::atomic<uint8_t>[kStripes]);
-    for (uint64_t i = 0; i < kStripes; ++i) locks_[i].store(0, std::memory_order_relaxed);
-  }
-  shared_ = shared;
-}
-
 TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) const {
   TTResult r;
-  uint64_t i = index(key);
-  StripeLock lock(*this, i);
-  const Cluster& c = clusters_[i];
+  const Cluster& c = clusters_[index(key)];
+  ClusterLock lock(*this, c);
   for (const TTEntry& e : c.e) {
     if (e.key != key) continue;
     if (e.pn == 0) {
@@ -93,9 +84,8 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) con
 
 void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount) {
   if (!dirty_.load(std::memory_order_relaxed)) dirty_.store(true, std::memory_order_relaxed);
-  uint64_t i = index(key);
-  StripeLock lock(*this, i);
-  Cluster& c = clusters_[i];
+  Cluster& c = clusters_[index(key)];
+  ClusterLock lock(*this, c);
   TTEntry* slot = nullptr;
   for (TTEntry& e : c.e) {
     if (e.key != key) continue;
@@ -154,7 +144,7 @@ int TranspositionTable::hashfull() const {
   if (n == 0) return 0;
   size_t used = 0;
   for (size_t i = 0; i < n; ++i) {
-    StripeLock lock(*this, i);
+    ClusterLock lock(*this, clusters_[i]);
     for (const TTEntry& e : clusters_[i].e) used += e.key != 0;
   }
   return int(used * 1000 / (n * kClusterSize));

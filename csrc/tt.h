@@ -8,10 +8,10 @@
 //                board and an attacker hand contained in it is disproven too;
 //   - unknown: hand is the exact hand, pn/dn are the current estimates.
 //
-// Entry layout (32 bytes, two to a cache line half):
-//   +----------------+--------+--------+--------+--------+--------+--------+
-//   | key (64)       | hand   | pn     | dn     | amount | len16  | gen16  |
-//   +----------------+--------+--------+--------+--------+--------+--------+
+// Entry layout (32 bytes, two to a cache line):
+//   +----------------+--------+--------+--------+--------+-------+-------+--------+
+//   | key (64)       | hand   | pn     | dn     | amount | len16 | gen16 | lock   |
+//   +----------------+--------+--------+--------+--------+-------+-------+--------+
 // A cluster holds 8 entries (256 bytes): one board usually appears with several
 // hands, and all of them must be scanned together for superiority.
 #pragma once
@@ -44,6 +44,10 @@ struct TTEntry {
   uint16_t mate_len;    // proven: plies of the mate found (an upper bound of the shortest);
                         // disproven: no mate is shorter than this (LEN_INF: no mate at all)
   uint16_t generation;  // the search that wrote it: older searches' entries are evicted first
+  // The first entry's is its cluster's spin lock while threads share the table
+  // (set_shared); the other entries leave it 0. It takes the 4 bytes that were
+  // alignment padding, so the lock sits in the cache line the probe reads anyway.
+  mutable std::atomic<uint32_t> lock;
 };
 static_assert(sizeof(TTEntry) == 32, "TT entries are 32 bytes");
 
@@ -90,35 +94,36 @@ class TranspositionTable {
   static uint64_t fix_key(uint64_t k) { return k ? k : 1; }
 
   // Several search threads share the table (Threads > 1): probes and stores
-  // then take a striped lock on their cluster, so no thread reads a half-written
-  // entry (a torn proof would be a wrong answer). One thread pays one
-  // predictable branch a call. Set only while no search runs.
-  void set_shared(bool shared);
+  // then take their cluster's lock, so no thread reads a half-written entry (a
+  // torn proof would be a wrong answer). One thread pays one predictable
+  // branch a call. Set only while no search runs.
+  void set_shared(bool shared) { shared_ = shared; }
   bool shared() const { return shared_; }
 
  private:
-  // A spin lock per stripe of clusters, taken only when shared_: contention is
-  // rare (two threads in the same stripe of 4096 at once) and the critical
-  // sections are a scan of 8 entries.
-  class StripeLock {
+  // A spin lock per cluster, taken only when shared_: contention is rare (two
+  // threads on one cluster at once) and the critical sections are a scan of 8
+  // entries. It lives in the cluster's first entry: 4096 byte-sized stripe
+  // locks packed in 64 cache lines, as before, had the two threads of a
+  // 2-core run write the same lines on almost every probe.
+  class ClusterLock {
    public:
-    StripeLock(const TranspositionTable& t, uint64_t index) {
+    ClusterLock(const TranspositionTable& t, const Cluster& c) {
       if (t.shared_) {
-        lock_ = &t.locks_[index & (kStripes - 1)];
+        lock_ = &c.e[0].lock;
         while (lock_->exchange(1, std::memory_order_acquire))
           while (lock_->load(std::memory_order_relaxed)) {}
       }
     }
-    ~StripeLock() {
+    ~ClusterLock() {
       if (lock_) lock_->store(0, std::memory_order_release);
     }
-    StripeLock(const StripeLock&) = delete;
-    StripeLock& operator=(const StripeLock&) = delete;
+    ClusterLock(const ClusterLock&) = delete;
+    ClusterLock& operator=(const ClusterLock&) = delete;
 
    private:
-    std::atomic<uint8_t>* lock_ = nullptr;
+    std::atomic<uint32_t>* lock_ = nullptr;
   };
-  static constexpr uint64_t kStripes = 4096;
 
   Cluster& cluster(uint64_t key) { return clusters_[index(key)]; }
   const Cluster& cluster(uint64_t key) const { return clusters_[index(key)]; }
@@ -138,7 +143,6 @@ class TranspositionTable {
   uint64_t count_ = 0;
   std::atomic<bool> dirty_{false};  // written since the last clear (by any thread)
   bool shared_ = false;
-  std::unique_ptr<std::atomic<uint8_t>[]> locks_;
   uint16_t generation_ = 0;
 };
 
