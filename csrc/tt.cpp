@@ -37,7 +37,7 @@ void TranspositionTable::clear() {
 
 TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) const {
   TTResult r;
-  const Cluster& c = clusters_[index(key)];
+  const Cluster& c = cluster(key);
   ClusterLock lock(*this, c);
   for (const TTEntry& e : c.e) {
     if (e.key != key) continue;
@@ -84,7 +84,7 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) con
 
 void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount) {
   if (!dirty_.load(std::memory_order_relaxed)) dirty_.store(true, std::memory_order_relaxed);
-  Cluster& c = clusters_[index(key)];
+  Cluster& c = cluster(key);
   ClusterLock lock(*this, c);
   TTEntry* slot = nullptr;
   for (TTEntry& e : c.e) {
