@@ -24,9 +24,8 @@ int Solver::decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget) {
 // `memo_key` read once per rebuild. False when no line could be read.
 bool Solver::child_line(int ply, uint64_t path_key, uint64_t memo_key, uint16_t budget, bool exact, bool tie_break,
                         LineMemo& out) {
-  auto known = line_memo_.find(memo_key);
-  if (known != line_memo_.end()) {
-    out = known->second;
+  if (const LineMemo* known = line_memo_.find(memo_key)) {
+    out = *known;
     return true;
   }
   std::vector<Move> sub;
@@ -34,8 +33,39 @@ bool Solver::child_line(int ply, uint64_t path_key, uint64_t memo_key, uint16_t 
   for (Move x : sub) pos_->do_move(x);
   out = {uint16_t(sub.size()), hand_total(attacker_hand())};
   for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
-  line_memo_[memo_key] = out;
+  line_memo_.put(memo_key, out);
   return true;
+}
+
+// A recorded mate length checked `plies` plies further down: at an OR node
+// (the current position) the shortest of its checks' recorded mates plus
+// one, at an AND node the longest of its replies' plus one, when that is
+// shorter than `recorded`. A record goes stale when a shorter mate is proven
+// below it later (zukou-099: a reply recorded at 75 plies whose position has
+// one proven check, recorded at 6).
+uint16_t Solver::refined_length(bool or_node, uint16_t recorded, int plies) {
+  if (plies == 0 || recorded == 0 || recorded >= BUDGET_NONE) return recorded;
+  MoveList list;
+  if (or_node)
+    generate_checks(*pos_, list);
+  else
+    generate_evasions(*pos_, list);
+  uint16_t value = or_node ? recorded : 0;
+  for (Move m : list) {
+    ScopedMove next(*pos_, m);
+    if (path_.contains(next.key())) {
+      if (or_node) continue;
+      return recorded;  // (a reply that repeats: no refinement)
+    }
+    TTResult t = tt_->probe(tt_key(), attacker_hand(), uint16_t(recorded - 1));
+    if (!(t.found && t.pn == 0)) {
+      if (or_node) continue;
+      return recorded;  // (a reply the table does not prove within the record, a futile drop say)
+    }
+    uint16_t v = add_len(refined_length(!or_node, t.mate_len, plies - 1));
+    value = or_node ? std::min(value, v) : std::max(value, v);
+  }
+  return std::min(value, recorded);
 }
 
 // Rebuilds a mating line of at most `budget` plies from the table, from the
@@ -56,6 +86,15 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
   uint16_t r = budget;
   bool ok = false;
   for (int depth = ply; depth < limits_.max_ply; ++depth) {
+    // A read visits up to the whole proof tree without counting a node, so the
+    // clock is read here, every 16 positions (~30 us). Past the budget an
+    // exact read fails (its caller has a fallback); any other goes on ranking
+    // replies by their recorded lengths (recorded_lengths_only_).
+    if (!recorded_lengths_only_ && (++line_positions_ & 15) == 0) monitor_.poll(nodes_);
+    if (monitor_.exhausted() || (limits_.line_read_positions && line_positions_ >= limits_.line_read_positions)) {
+      if (exact) break;
+      recorded_lengths_only_ = true;
+    }
     bool or_node = pos_->side_to_move() == attacker_;
     MoveList list;
     if (or_node)
@@ -267,7 +306,7 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
         for (int i = 0; i < list.size; ++i) {
           uint16_t len = lens[i];
           int spare = is_drop(list[i]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
-          if (list.size > 1) {
+          if (list.size > 1 && !recorded_lengths_only_) {
             ScopedMove child(*pos_, path_, list[i]);
             uint64_t memo_key = child.key() ^ 0x6c696e65ULL;  // not a (position, length) key of the exact lines
             LineMemo read;
@@ -275,10 +314,17 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
               len = read.len;
               spare = read.spare;
             }
+          } else if (list.size > 1) {
+            // One ply further (two or three changed nothing on 図巧's four
+            // lines that came out shorter than the whole read).
+            ScopedMove child(*pos_, list[i]);
+            len = refined_length(true, len, 1);
           }
           // Composers' count (futile_mode_): no spare pieces first, then the
           // longest; strict count: the longest, then the fewest spare pieces.
-          bool spare_first = tie_break && futile_mode_ && (spare == 0) != (best_spare == 0);
+          // (Not on recorded lengths: no line's end is known.)
+          bool spare_first =
+              tie_break && futile_mode_ && !recorded_lengths_only_ && (spare == 0) != (best_spare == 0);
           bool better = pick < 0 || (spare_first ? spare == 0 : len != best_len ? len > best_len : spare < best_spare);
           if (better) {
             pick = i;
@@ -286,13 +332,15 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
             best_spare = spare;
           }
         }
-        t = rc;  // the chosen reply's line fits in the budget; it is read again from the table
+        // The chosen reply's line fits in the budget; it is read again from
+        // the table (its recorded length, when that is all that is read).
+        t = recorded_lengths_only_ && pick >= 0 ? lens[pick] : rc;
       }
       if (pick < 0) break;
       chosen = list[pick];
       chosen_len = t;
     }
-    if (chosen == MOVE_NONE || monitor_.exhausted()) break;
+    if (chosen == MOVE_NONE || (exact && monitor_.exhausted())) break;
     line.push_back(chosen);
     made.push_back(std::make_unique<ScopedMove>(*pos_, path_, chosen));
     path_key ^= made.back()->key();

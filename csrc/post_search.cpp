@@ -18,10 +18,10 @@ constexpr uint64_t kMinAttemptNodes = 100000;
 // The fallback lines (read off the table, searching only for lost entries)
 // must still answer a proven mate after a limit or stop(): they may overrun a
 // node limit by 5% plus one clock-check interval (1024 nodes), the searches'
-// deadline up to SearchMonitor::answer_deadline() (5% of the time limit plus
-// kGraceTime later, still inside the limit). Reading a line
-// off the table costs no nodes at all unless entries were replaced (measured
-// in docs/USI.md).
+// deadline up to kGraceTime before SearchMonitor::answer_deadline() (5% of
+// the time limit later, still inside the limit). Reading a line off the table
+// costs no nodes at all unless entries were replaced (measured in
+// docs/USI.md), but time: it reads the clock itself (mate_line.cpp).
 constexpr uint64_t kGraceNodes = SearchMonitor::kCheckInterval;
 constexpr auto kGraceTime = SearchMonitor::kGraceTime;
 // Without caller limits, the fallbacks stop after 2 M and 10 M nodes.
@@ -37,11 +37,19 @@ constexpr uint16_t kUncappedMaxLength = 21;
 }  // namespace
 
 // Rebuilds the line into `line` within the current budget; the scope that sets
-// that budget is the caller's.
-bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line) {
+// that budget is the caller's. *cut_short: a non-exact read ran past that
+// budget and finished on recorded lengths (mate_line.cpp), so its line may
+// be shorter than what the table proves.
+bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
+                          bool* cut_short) {
   line.clear();
   line_memo_.clear();
-  return extract_line(0, root_key, budget, exact, tie_break, line);
+  recorded_lengths_only_ = false;
+  line_positions_ = 0;
+  bool ok = extract_line(0, root_key, budget, exact, tie_break, line);
+  if (cut_short) *cut_short = recorded_lengths_only_;
+  recorded_lengths_only_ = false;
+  return ok;
 }
 
 // The shortest mate, anytime. "Is there a mate within b?" either proves one
@@ -169,7 +177,11 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     uint64_t cap = nodes_ + own_nodes;
     Clock::time_point deadline = Clock::time_point::max();
     if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
-    if (limits.time_ms) deadline = std::max(monitor_.answer_deadline(), Clock::now() + kGraceTime);
+    // Until kGraceTime before the answer is due (at least 1 ms): a read cut
+    // there still walks the rest of its line (mate_line.cpp), 8 ms for a
+    // 111-ply line with futility judgements (zukou-099).
+    if (limits.time_ms)
+      deadline = std::max(monitor_.answer_deadline() - kGraceTime, Clock::now() + std::chrono::milliseconds(1));
     return monitor_.own(cap, deadline, false);
   };
 
@@ -177,18 +189,27 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   // the proof is still there, so this costs no search (unless entries were
   // replaced). Read without futility judgements (each may need a capped
   // sub-search): a valid mating line that may count futile interpositions,
-  // the answer whenever what follows is cut short.
+  // the answer whenever what follows is cut short. Each AND node's replies
+  // are ranked by their own lines, read to the end (recorded lengths go
+  // stale, see mate_line.cpp): that visits the whole proof tree, 1.6 M
+  // positions in 3 s after zukou-099's 18 M-node first proof. A read cut
+  // short ranks the rest by recorded lengths and may come out short (53
+  // plies there), so after a proof found at the limit this line is read
+  // only if the line of step 3 (with futility, the answer's count) fails.
   std::vector<Move> first_line;
-  bool have_first;
-  {
+  bool have_first = false, first_cut_short = false;
+  auto read_first_line = [&] {
     uint64_t before = nodes_;
     auto scope = grace_scope(kFallbackNodes[1]);
     bool futile_mode = futile_mode_;
     futile_mode_ = false;
-    have_first = rebuild_line(root_key, BUDGET_NONE, false, false, first_line);
+    have_first = rebuild_line(root_key, BUDGET_NONE, false, false, first_line, &first_cut_short);
     futile_mode_ = futile_mode;
     line_nodes += nodes_ - before;
-  }
+  };
+  bool out_of_time = monitor_.caller_budget_spent() || Clock::now() >= monitor_.caller_deadline() ||
+                     stop_requested_.load(std::memory_order_relaxed);
+  if (!out_of_time) read_first_line();
 
   // 2. The shortest mate (narrow_length).
   uint16_t best = first_len;
@@ -211,11 +232,16 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     auto scope = monitor_.nested(nodes_, std::max<uint64_t>(4 * nodes_, kExactLineMinNodes));
     ok = exact = rebuild_line(root_key, best, true, true, result.pv);
   }
+  bool cut_short = false;
   if (!ok && limits.post_search != PostSearchLevel::None) {
     auto scope = grace_scope(kFallbackNodes[0]);
-    ok = rebuild_line(root_key, best, false, true, result.pv);
+    ok = rebuild_line(root_key, best, false, true, result.pv, &cut_short);
   }
   line_nodes += nodes_ - before;
+  // A read cut short errs short: then the first line, when it was read whole
+  // and is longer (it errs long: a line longer than `best`).
+  if (ok && cut_short && have_first && !first_cut_short && first_line.size() > result.pv.size()) result.pv = first_line;
+  if (!ok && out_of_time) read_first_line();
   if (!ok && have_first) {
     result.pv = first_line;
     ok = true;

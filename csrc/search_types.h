@@ -55,6 +55,9 @@ struct SearchLimits {
   // Node cap of the first ask of every futility judgement (0: kFutilityNodeCap).
   // For tests: a cap of 1 cuts every judgement that needs a search short.
   uint64_t futility_node_cap = 0;
+  // For tests: a line read goes on with recorded lengths after visiting this
+  // many positions (0: never), as it does past its deadline (mate_line.cpp).
+  uint64_t line_read_positions = 0;
 };
 
 struct SearchProgress {

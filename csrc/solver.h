@@ -20,10 +20,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "futility.h"
+#include "line_memo.h"
 #include "monitor.h"
 #include "movegen.h"
 #include "node.h"
@@ -115,14 +115,15 @@ class Solver {
   void post_search(uint64_t root_key, uint16_t first_len, SearchResult& result);
   void narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool verifying);
   bool verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line);
-  bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
+  bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
+                    bool* cut_short = nullptr);
 
   // mate_line.cpp
   bool extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
-  struct LineMemo;
   bool child_line(int ply, uint64_t path_key, uint64_t memo_key, uint16_t budget, bool exact, bool tie_break,
                   LineMemo& out);
   int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
+  uint16_t refined_length(bool or_node, uint16_t recorded, int plies);
 
   // certify.cpp
   struct CertifyWork;
@@ -144,11 +145,13 @@ class Solver {
   // Lines already read while choosing defences (mate_line.cpp): their length
   // and the attacker's spare pieces at their end, by position (and length, for
   // exact lines); cleared per rebuild.
-  struct LineMemo {
-    uint16_t len;
-    int spare;
-  };
-  std::unordered_map<uint64_t, LineMemo> line_memo_;
+  LineMemoTable line_memo_;
+  // Positions visited by line reads (the clock is read every 16 of them).
+  uint32_t line_positions_ = 0;
+  // Set when a non-exact read runs past its budget: from then on it ranks an
+  // AND node's replies by their recorded proof lengths instead of reading
+  // each reply's line, and finishes within milliseconds (mate_line.cpp).
+  bool recorded_lengths_only_ = false;
   Position* pos_ = nullptr;
   Color attacker_ = BLACK;
   uint64_t salt_ = 0;

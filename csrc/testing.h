@@ -88,6 +88,26 @@ inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nod
   return {int(r.status), int(r.pv.size()), r.min_length_proven};
 }
 
+// A solve on a fresh table of hash_mb MB whose line reads go on recorded
+// lengths after `read_positions` positions (SearchLimits::line_read_positions;
+// 0: never): the status (MateStatus) and the line in USI.
+struct LineSolve {
+  int status = 0;
+  std::vector<std::string> pv;
+};
+inline LineSolve solve_with_line_cut(const std::string& sfen, uint64_t nodes, int post_search, uint64_t read_positions,
+                                     uint64_t hash_mb) {
+  Solver solver(hash_mb);
+  SearchLimits limits;
+  limits.nodes = nodes;
+  limits.post_search = PostSearchLevel(post_search);
+  limits.line_read_positions = read_positions;
+  SearchResult r = solver.solve(sfen, limits);
+  LineSolve out{int(r.status), {}};
+  for (Move m : r.pv) out.pv.push_back(move_to_usi(m));
+  return out;
+}
+
 class Futility {
  public:
   void put(uint64_t key, bool futile, const std::vector<int>& hand) { memo_.put(key, futile, hand_from_counts(hand)); }

@@ -18,6 +18,7 @@ from oracle import (
 )
 
 from usi_mate import Position, Solver, solve
+from usi_mate._core import _solve_with_line_cut
 
 NODES = 20_000_000
 
@@ -185,3 +186,27 @@ def test_a_capped_answer_on_a_used_table_is_no_shorter_than_the_minimum():
         r = used.solve(after, root_is_and_node_if_checked=True, nodes_limit=cap)
         assert r.status == "mate" and r.mate_length >= fresh.mate_length, (cap, r.moves)
         assert check_mate_line(Position(after).sfen(), r.moves, and_root=True) is None
+
+
+# A line read that runs out of time goes on ranking the defender's replies by
+# their recorded mate lengths, checked one ply further (csrc/mate_line.cpp), so the
+# answer comes on time. SearchLimits::line_read_positions cuts every read at once.
+# (muso-001, -065 and -079 need more than 2 M nodes for their first proofs.)
+FAST_CLASSICS = [t for t in CLASSICS if t[2] not in ("muso-001", "muso-065", "muso-079")]
+
+
+@pytest.mark.parametrize("sfen,expected,ident", FAST_CLASSICS, ids=[t[2] for t in FAST_CLASSICS])
+def test_a_line_read_cut_short_is_a_valid_line_as_long_as_the_whole_read(sfen, expected, ident):
+    status, whole = _solve_with_line_cut(sfen, 2_000_000, 0)
+    assert status == "mate", ident
+    status, cut = _solve_with_line_cut(sfen, 2_000_000, 1)
+    assert status == "mate", ident
+    assert check_mate_line(sfen, cut, allow_futile_end=False) is None, f"{ident}: {cut}"
+    assert len(cut) == len(whole), f"{ident}: {cut} / {whole}"
+
+
+def test_a_min_length_line_cut_short_is_a_valid_line():
+    for sfen, expected, ident in FAST_CLASSICS[:12]:
+        status, cut = _solve_with_line_cut(sfen, 2_000_000, 1, post_search="MinLength")
+        assert status == "mate", ident
+        assert check_mate_line(sfen, cut) is None, f"{ident}: {cut}"

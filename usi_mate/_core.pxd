@@ -124,6 +124,12 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
 
     TCappedSolve t_solve_with_futility_cap "usi_mate::testing::solve_with_futility_cap"(const string&, uint64_t, uint64_t, uint64_t) except + nogil
 
+    cdef struct TLineSolve "usi_mate::testing::LineSolve":
+        int status
+        vector[string] pv
+
+    TLineSolve t_solve_with_line_cut "usi_mate::testing::solve_with_line_cut"(const string&, uint64_t, int, uint64_t, uint64_t) except + nogil
+
     cdef cppclass TFutility "usi_mate::testing::Futility":
         TFutility() except +
         void put(uint64_t, bint, const vector[int]&) except +

@@ -371,6 +371,19 @@ def _solve_with_futility_cap(sfen, nodes, cap, hash_mb=16):
     return (_STATUS[r.status], r.plies, bool(r.min_length_proven))
 
 
+def _solve_with_line_cut(sfen, nodes, read_positions, post_search="None", hash_mb=64):
+    """A solve (fresh table of ``hash_mb`` MB) whose line reads go on with recorded mate
+    lengths after visiting ``read_positions`` positions, as after their deadline (0:
+    never): (status, moves). For tests of the line answered when time runs out."""
+    cdef string c_sfen = sfen.encode()
+    cdef uint64_t c_nodes = nodes, c_cut = read_positions, c_mb = hash_mb
+    cdef int c_level = {"None": 0, "UpperBound": 1, "MinLength": 2}[post_search]
+    cdef TLineSolve r
+    with nogil:
+        r = t_solve_with_line_cut(c_sfen, c_nodes, c_level, c_cut, c_mb)
+    return (_STATUS[r.status], [m.decode() for m in r.pv])
+
+
 # ---------------------------------------------------------------------------
 # Mate search
 
