@@ -323,8 +323,7 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
           // Composers' count (futile_mode_): no spare pieces first, then the
           // longest; strict count: the longest, then the fewest spare pieces.
           // (Not on recorded lengths: no line's end is known.)
-          bool spare_first =
-              tie_break && futile_mode_ && !recorded_lengths_only_ && (spare == 0) != (best_spare == 0);
+          bool spare_first = tie_break && futile_mode_ && !recorded_lengths_only_ && (spare == 0) != (best_spare == 0);
           bool better = pick < 0 || (spare_first ? spare == 0 : len != best_len ? len > best_len : spare < best_spare);
           if (better) {
             pick = i;
