@@ -52,7 +52,6 @@ class LineMemoTable {
       generation_ = 1;
     }
   }
-  size_t size() const { return used_; }
 
  private:
   struct Slot {

@@ -123,7 +123,7 @@ class Solver {
   bool child_line(int ply, uint64_t path_key, uint64_t memo_key, uint16_t budget, bool exact, bool tie_break,
                   LineMemo& out);
   int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
-  uint16_t refined_length(bool or_node, uint16_t recorded, int plies);
+  uint16_t fresher_length(Move reply, uint16_t recorded);
 
   // certify.cpp
   struct CertifyWork;

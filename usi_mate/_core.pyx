@@ -377,7 +377,7 @@ def _solve_with_line_cut(sfen, nodes, read_positions, post_search="None", hash_m
     never): (status, moves). For tests of the line answered when time runs out."""
     cdef string c_sfen = sfen.encode()
     cdef uint64_t c_nodes = nodes, c_cut = read_positions, c_mb = hash_mb
-    cdef int c_level = {"None": 0, "UpperBound": 1, "MinLength": 2}[post_search]
+    cdef int c_level = POST_SEARCH_LEVELS[post_search]
     cdef TLineSolve r
     with nogil:
         r = t_solve_with_line_cut(c_sfen, c_nodes, c_level, c_cut, c_mb)
