@@ -16,6 +16,10 @@ namespace usi_mate {
 struct LineMemo {
   uint16_t len;
   int spare;
+  // A mate no longer than this is proven from the position: the line with
+  // every other defence at its AND nodes bounded too (mate_line.cpp,
+  // strict non-exact reads; LEN_INF otherwise).
+  uint16_t bound;
 };
 
 class LineMemoTable {
@@ -64,7 +68,7 @@ class LineMemoTable {
   void grow() {
     std::vector<Slot> old;
     old.swap(slots_);
-    slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{0, 0, {0, 0}});
+    slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{0, 0, {0, 0, 0}});
     uint32_t live = generation_;
     generation_ = 1;
     used_ = 0;

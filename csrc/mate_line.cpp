@@ -29,9 +29,10 @@ bool Solver::child_line(int ply, uint64_t path_key, uint64_t memo_key, uint16_t 
     return true;
   }
   std::vector<Move> sub;
-  if (!extract_line(ply, path_key, budget, exact, tie_break, sub)) return false;
+  uint16_t bound = LEN_INF;
+  if (!extract_line(ply, path_key, budget, exact, tie_break, sub, &bound)) return false;
   for (Move x : sub) pos_->do_move(x);
-  out = {uint16_t(sub.size()), hand_total(attacker_hand())};
+  out = {uint16_t(sub.size()), hand_total(attacker_hand()), bound};
   for (size_t j = sub.size(); j-- > 0;) pos_->undo_move();
   line_memo_.put(memo_key, out);
   return true;
@@ -65,8 +66,15 @@ uint16_t Solver::fresher_length(Move reply, uint16_t recorded) {
 // "longest" is proven (the reply after which no shorter mate exists), otherwise
 // it is the longest mate the table has recorded. The position is restored
 // before returning; false when the budget ran out or no line was found.
+//
+// A strict non-exact read also bounds the mate (`tree_len`, LEN_INF when it
+// does not): the line's length, or longer where a defence not taken has a
+// longer proven mate (its own read's bound, or its recorded length), so a
+// mating tree the table proves. Recorded lengths go stale as shorter mates
+// are proven below them: muso-006's first proof records 351 plies at the
+// root, its first line reads 199 (published 43).
 bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
-                          std::vector<Move>& line) {
+                          std::vector<Move>& line, uint16_t* tree_len) {
   // Lines are read to their ends for the composers' spare-piece choices only
   // while they are at most this many plies long: spare pieces arise near the
   // end of a line, and reading every candidate's line is quadratic.
@@ -76,6 +84,11 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
   size_t start = line.size();
   uint16_t r = budget;
   bool ok = false;
+  if (tree_len) *tree_len = LEN_INF;
+  // Strict counts only: a composers' count judges futile drops against
+  // recorded lengths, so its read may understate what the defence can force.
+  bool bounding = !exact && !futile_mode_;
+  uint32_t tree = 0;  // the longest defence not taken so far, counted from the start
   for (int depth = ply; depth < limits_.max_ply; ++depth) {
     // A read visits up to the whole proof tree without counting a node, so the
     // clock is read here, every 16 positions (~30 us). Past the budget an
@@ -294,8 +307,10 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
         // a mate, so the longest of them errs long, never short.
         int best_spare = 1 << 30;
         uint16_t best_len = 0;
+        uint16_t bounds[MAX_MOVES];  // a proven bound of each reply's mate (recorded, or its read's)
         for (int i = 0; i < list.size; ++i) {
           uint16_t len = lens[i];
+          bounds[i] = lens[i];
           int spare = is_drop(list[i]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
           if (list.size > 1 && !recorded_lengths_only_) {
             ScopedMove child(*pos_, path_, list[i]);
@@ -304,6 +319,7 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
             if (child_line(depth + 1, path_key ^ child.key(), memo_key, rc, false, tie_break, read)) {
               len = read.len;
               spare = read.spare;
+              bounds[i] = std::min(bounds[i], read.bound);
             }
           } else if (list.size > 1) {
             len = fresher_length(list[i], len);
@@ -322,6 +338,14 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
         // The chosen reply's line fits in the budget; it is read again from
         // the table (its recorded length, when that is all that is read).
         t = recorded_lengths_only_ && pick >= 0 ? lens[pick] : rc;
+        for (int i = 0; i < list.size && bounding; ++i) {
+          if (i == pick) continue;  // (its line is the rest of this one)
+          if (bounds[i] >= BUDGET_NONE) {
+            bounding = false;
+            break;
+          }
+          tree = std::max<uint32_t>(tree, uint32_t(line.size() - start) + 1 + bounds[i]);
+        }
       }
       if (pick < 0) break;
       chosen = list[pick];
@@ -334,8 +358,13 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
     r = chosen_len;
   }
   while (!made.empty()) made.pop_back();  // undo in reverse order
-  if (!ok) line.resize(start);
-  return ok;
+  if (!ok) {
+    line.resize(start);
+    return false;
+  }
+  if (bounding && tree_len)
+    *tree_len = uint16_t(std::min<uint32_t>(std::max<uint32_t>(tree, uint32_t(line.size() - start)), LEN_INF));
+  return true;
 }
 
 }  // namespace usi_mate

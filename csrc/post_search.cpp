@@ -39,14 +39,15 @@ constexpr uint16_t kUncappedMaxLength = 21;
 // Rebuilds the line into `line` within the current budget; the scope that sets
 // that budget is the caller's. *cut_short: a non-exact read ran past that
 // budget and finished on recorded lengths (mate_line.cpp), so its line may
-// be shorter than what the table proves.
+// be shorter than what the table proves. *tree_len: the mating tree the read
+// proves, for strict non-exact reads (extract_line).
 bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
-                          bool* cut_short) {
+                          bool* cut_short, uint16_t* tree_len) {
   line.clear();
   line_memo_.clear();
   recorded_lengths_only_ = false;
   line_positions_ = 0;
-  bool ok = extract_line(0, root_key, budget, exact, tie_break, line);
+  bool ok = extract_line(0, root_key, budget, exact, tie_break, line, tree_len);
   if (cut_short) *cut_short = recorded_lengths_only_;
   recorded_lengths_only_ = false;
   return ok;
@@ -198,12 +199,13 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   // only if the line of step 3 (with futility, the answer's count) fails.
   std::vector<Move> first_line;
   bool have_first = false, first_cut_short = false;
+  uint16_t first_tree = LEN_INF;
   auto read_first_line = [&] {
     uint64_t before = nodes_;
     auto scope = grace_scope(kFallbackNodes[1]);
     bool futile_mode = futile_mode_;
     futile_mode_ = false;
-    have_first = rebuild_line(root_key, BUDGET_NONE, false, false, first_line, &first_cut_short);
+    have_first = rebuild_line(root_key, BUDGET_NONE, false, false, first_line, &first_cut_short, &first_tree);
     futile_mode_ = futile_mode;
     line_nodes += nodes_ - before;
   };
@@ -211,8 +213,16 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
                      stop_requested_.load(std::memory_order_relaxed);
   if (!out_of_time) read_first_line();
 
-  // 2. The shortest mate (narrow_length).
+  // 2. The shortest mate (narrow_length). Recorded lengths go stale: the
+  // first read's mating tree is shorter than the root's record on 29 of the
+  // 182 first proofs of 図巧 + 無双 (muso-006: 199 plies for 351, published
+  // 43), so the search for shorter mates starts below that tree. The table
+  // does not record it (reads store nothing), so a line is read within it only
+  // once an attempt has proven a mate that short (`table_proves`).
   uint16_t best = first_len;
+  bool from_tree = have_first && first_tree < first_len;
+  if (from_tree) best = first_tree;
+  uint16_t tree_best = best;
   bool minimal = false;
   mate_len_upper_ = best;
   uint64_t futility_cap = limits_.futility_node_cap;  // (restored at the end)
@@ -222,6 +232,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     narrow_length(root_key, best, lo, false);
     minimal = int(best) - 2 <= lo;
   }
+  bool table_proves = !from_tree || best < tree_best;
 
   // 3. The line of that length: exact (a proven longest defence at every AND
   // node, within the caller's limits) when the minimum is proven, else the
@@ -235,12 +246,20 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   bool cut_short = false;
   if (!ok && limits.post_search != PostSearchLevel::None) {
     auto scope = grace_scope(kFallbackNodes[0]);
-    ok = rebuild_line(root_key, best, false, true, result.pv, &cut_short);
+    ok = rebuild_line(root_key, table_proves ? best : first_len, false, true, result.pv, &cut_short);
   }
   line_nodes += nodes_ - before;
-  // A read cut short errs short: then the first line, when it was read whole
-  // and is longer (it errs long: a line longer than `best`).
-  if (ok && cut_short && have_first && !first_cut_short && first_line.size() > result.pv.size()) result.pv = first_line;
+  // A read cut short may err short: then the first line, when it was read
+  // whole and is longer (it errs long: a line longer than `best`). Not when
+  // the cut line is as long as `best`, the root's proven bound (muso-030 at
+  // 10 s: a cut line of 119 plies, the published length, lost to a 141-ply
+  // first line).
+  if (ok && cut_short && result.pv.size() < best && have_first && !first_cut_short &&
+      first_line.size() > result.pv.size())
+    result.pv = first_line;
+  // Read within the root's record, longer than the first line's tree: the
+  // first line.
+  if (ok && !table_proves && result.pv.size() > first_line.size()) result.pv = first_line;
   if (!ok && out_of_time) read_first_line();
   if (!ok && have_first) {
     result.pv = first_line;

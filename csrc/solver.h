@@ -116,10 +116,11 @@ class Solver {
   void narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool verifying);
   bool verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line);
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
-                    bool* cut_short = nullptr);
+                    bool* cut_short = nullptr, uint16_t* tree_len = nullptr);
 
   // mate_line.cpp
-  bool extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line);
+  bool extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
+                    uint16_t* tree_len = nullptr);
   bool child_line(int ply, uint64_t path_key, uint64_t memo_key, uint16_t budget, bool exact, bool tie_break,
                   LineMemo& out);
   int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
