@@ -210,3 +210,35 @@ def test_a_min_length_line_cut_short_is_a_valid_line():
         status, cut = _solve_with_line_cut(sfen, 2_000_000, 1, post_search="MinLength")
         assert status == "mate", ident
         assert check_mate_line(sfen, cut) is None, f"{ident}: {cut}"
+
+
+# The shortest-mate search starts from the mating tree the first line read proves
+# when the root's recorded length is stale (csrc/post_search.cpp, step 2): the
+# first proofs of zukou-088, muso-033 and muso-050 record 47, 27 and 33 plies at
+# the root, their first lines prove 39, 25 and 23. Every upper bound reported must
+# still be a mate: no shorter than the minimum (proven for muso-033 and -050).
+STALE_ROOT_RECORDS = {
+    "zukou-088": "4gn1Sk/4pP1pB/9/4+PN1GG/4B+p1rr/9/9/9/9 b N2Pg3sn4l11p 1",
+    "muso-033": "2g1b4/l1p1ss3/kN1r1B3/3p+R4/p3P+p3/+lL1s5/9/9/1P7 b 3Gs3nl12p 1",
+    "muso-050": "9/4nR2g/9/7P+b/4p1s1P/6Bk1/6L+l1/9/6P1+R b 3S3g3n2l14p 1",
+}
+
+
+@pytest.mark.parametrize("ident", sorted(STALE_ROOT_RECORDS))
+def test_the_shortest_mate_search_starts_below_the_first_lines_tree(ident):
+    sfen = STALE_ROOT_RECORDS[ident]
+    first = Solver(hash_mb=64).solve(sfen, post_search="None", nodes_limit=NODES)
+    assert first.status == "mate", ident
+    bounds = []
+    capped = Solver(hash_mb=64).solve(
+        sfen, nodes_limit=first.nodes, on_progress=lambda p: bounds.append(p.mate_length)
+    )
+    bounds = [b for b in bounds if b]
+    assert capped.status == "mate" and bounds, ident
+    assert max(bounds) <= len(first.moves), (ident, bounds, len(first.moves))
+    assert capped.mate_length <= len(first.moves), (ident, capped.moves)
+    assert check_mate_line(sfen, capped.moves) is None, (ident, capped.moves)
+    if ident != "zukou-088":
+        full = Solver(hash_mb=64).solve(sfen, nodes_limit=NODES)
+        assert full.min_length_proven, ident
+        assert min(bounds) >= full.mate_length, (ident, bounds, full.mate_length)
