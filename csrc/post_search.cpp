@@ -214,11 +214,12 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   if (!out_of_time) read_first_line();
 
   // 2. The shortest mate (narrow_length). Recorded lengths go stale: the
-  // first read's mating tree is shorter than the root's record on 29 of the
-  // 182 first proofs of 図巧 + 無双 (muso-006: 199 plies for 351, published
-  // 43), so the search for shorter mates starts below that tree. The table
-  // does not record it (reads store nothing), so a line is read within it only
-  // once an attempt has proven a mate that short (`table_proves`).
+  // first read's mating tree is shorter than the root's record on 35 of the
+  // 196 first proofs of 図巧 + 無双 within 50 M nodes (muso-006: 199 plies
+  // for 361, published 43), so the search for shorter mates starts below that
+  // tree. The table does not record it (reads store nothing), so a line is
+  // read within it only once an attempt has proven a mate that short
+  // (`table_proves`).
   uint16_t best = first_len;
   bool from_tree = have_first && first_tree < first_len;
   if (from_tree) best = first_tree;
