@@ -71,7 +71,7 @@ uint16_t Solver::fresher_length(Move reply, uint16_t recorded) {
 // does not): the line's length, or longer where a defence not taken has a
 // longer proven mate (its own read's bound, or its recorded length), so a
 // mating tree the table proves. Recorded lengths go stale as shorter mates
-// are proven below them: muso-006's first proof records 351 plies at the
+// are proven below them: muso-006's first proof records 361 plies at the
 // root, its first line reads 199 (published 43).
 bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
                           std::vector<Move>& line, uint16_t* tree_len) {

@@ -223,7 +223,6 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   uint16_t best = first_len;
   bool from_tree = have_first && first_tree < first_len;
   if (from_tree) best = first_tree;
-  uint16_t tree_best = best;
   bool minimal = false;
   mate_len_upper_ = best;
   uint64_t futility_cap = limits_.futility_node_cap;  // (restored at the end)
@@ -233,7 +232,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     narrow_length(root_key, best, lo, false);
     minimal = int(best) - 2 <= lo;
   }
-  bool table_proves = !from_tree || best < tree_best;
+  bool table_proves = !from_tree || best < first_tree;
 
   // 3. The line of that length: exact (a proven longest defence at every AND
   // node, within the caller's limits) when the minimum is proven, else the
