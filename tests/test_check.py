@@ -181,6 +181,19 @@ def test_a_given_line_whose_defence_is_not_the_longest(solver):
     assert_replays(report)
 
 
+def test_defences_only_without_the_main_search(solver):
+    # scripts/audit_lines.py: only the defender's replies are asked, and the
+    # problem itself is not searched, so the cooks at move 3 go unreported.
+    report = run(COOK_AT_3, solver, line="N*2d 1b1a G*1b", attacks=False, main_search=False)
+    assert (report.verdict, report.verdict_move) == ("unsound_defence", 2)
+    assert report.result is None
+    assert {a.side for a in report.alternatives} == {"defence"}
+    assert [a.move for a in report.of_kind("longer")] == ["1b2b"]
+    main = run(COOK_AT_3, solver).main_line  # the solver's: its defence is the longest
+    sound = run(COOK_AT_3, solver, line=main, attacks=False, main_search=False)
+    assert sound.verdict == "sound" and sound.cooks == [] and sound.main_line == main
+
+
 def test_a_given_line_that_does_not_end_in_mate(solver):
     report = run(COOK_AT_3, solver, line="N*2d 1b2b 1d3b+")
     assert (report.verdict, report.verdict_move) == ("unsound_defence", 4)

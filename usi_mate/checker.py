@@ -217,6 +217,7 @@ class _Check:
         searcher: _Searcher,
         defences: bool,
         on_finding: Callable[[Alternative], None] | None,
+        attacks: bool = True,
     ) -> None:
         self.main = tuple(main)
         self.searcher = searcher
@@ -240,6 +241,8 @@ class _Check:
             if i == n and attacking:
                 break  # a line that ends on a defender move is refused before this
             if attacking:
+                if not attacks:
+                    continue
                 others = [m for m in pos.check_moves() if m != self.main[i]]
             elif defences:
                 others = [m for m in pos.evasions() if i == n or m != self.main[i]]
@@ -492,6 +495,8 @@ def check(
     ignore_futile_interpositions: bool = True,
     root_is_and_node_if_checked: bool = False,
     defences: bool = True,
+    attacks: bool = True,
+    main_search: bool = True,
     main_result: MateResult | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_finding: Callable[[Alternative], None] | None = None,
@@ -515,11 +520,16 @@ def check(
     otherwise one of ``hash_mb`` MB is made. ``ignore_futile_interpositions``
     (default) leaves futile interpositions out as the answer does; False
     counts every reply. ``defences=False`` asks only about the attacker's
-    moves (cooks). ``main_result``: the solver's result for ``position`` when
-    the caller already has it (the USI engine after ``go mate``), so the main
-    search is not repeated. ``should_stop``: polled between searches; when it
-    turns true the check returns what it has (``complete=False``), and a stop()
-    of the solver from another thread ends the running search. ``on_finding``
+    moves (cooks); ``attacks=False`` only about the defender's (is the main
+    line's defence the longest? ``scripts/audit_lines.py`` asks that of every
+    engine's answers). ``main_search=False`` with a given ``line``: no search
+    of the problem itself (it is there to compare with the given line and to
+    fill the table; ``result`` is then None). ``main_result``: the solver's
+    result for ``position`` when the caller already has it (the USI engine
+    after ``go mate``), so the main search is not repeated. ``should_stop``:
+    polled between searches; when it turns true the check returns what it has
+    (``complete=False``), and a stop() of the solver from another thread ends
+    the running search. ``on_finding``
     is called with each finding (cook, last-move alternative, detour, 変同,
     longer defence) as soon as it is known. ``exhaustive`` (default) settles
     every question the limits allow; False stops once nothing left open can
@@ -544,6 +554,8 @@ def check(
             ignore_futile_interpositions=ignore_futile_interpositions,
             root_is_and_node_if_checked=root_is_and_node_if_checked,
             defences=defences,
+            attacks=attacks,
+            main_search=main_search,
             main_result=main_result,
             should_stop=should_stop,
             on_finding=on_finding,
@@ -587,6 +599,8 @@ def _check(
     ignore_futile_interpositions,
     root_is_and_node_if_checked,
     defences,
+    attacks,
+    main_search,
     main_result,
     should_stop,
     on_finding,
@@ -622,7 +636,7 @@ def _check(
 
     result = main_result
     try:
-        if result is None:
+        if result is None and (main_search or given is None):
             # The main search may use half the limits: what it leaves, and the
             # other half, go to the alternatives. A main line not proven
             # shortest still shows cooks at the first move, and a main search
@@ -659,7 +673,7 @@ def _check(
             exact = result.min_length_proven
         else:
             main, exact = given, True
-        walk = _Check(start, main, attacker, searcher, defences, on_finding)
+        walk = _Check(start, main, attacker, searcher, defences, on_finding, attacks)
         complete = True
         try:
             _run(walk, budget, exact, exhaustive, fresh_retries)
