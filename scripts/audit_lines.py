@@ -21,9 +21,14 @@ One table row per engine and collection:
 - longer with spare pieces: as longest, except that replies holding out longer exist,
   each leaving the attacker spare pieces (駒余り) where the line leaves none; composers
   take the line without spare pieces (docs/DFPN.md), and so does usi-mate;
+- disputed: as longest, except that at some defender move a search bounded by the
+  line's length finds no mate after a reply while the reply's own search finds one no
+  longer than the line: lengths under the composers' count depend on the order of
+  search (docs/FUTILE.md), so this is no flaw either way;
 - longer reply: at some defender move a reply that is not a drop (a king move, a
-  capture, a moved interposition) is proven to hold out longer than the line, or to
-  escape;
+  capture, a moved interposition) holds out longer than the line (a bounded search
+  finds no mate within the line's length after it, and its own search no line as
+  short), or escapes;
 - longer drop: the reply that holds out longer is a drop interposition (at the end of
   a line: a drop the engine left out as futile and usi-mate's rule does not);
 - undecided: no flaw found, but a question stayed open within the time;
@@ -60,6 +65,7 @@ COLUMNS = (
     "audited",
     "longest",
     "longer with spare pieces",
+    "disputed",
     "longer reply",
     "longer drop",
     "undecided",
@@ -102,40 +108,56 @@ def audit_line(
         attacks=False,
         main_search=False,
     )
-    flaws = [a for a in report.alternatives if a.kind in ("longer", "escape")]
-    spare_only = False
-    if not report.spare:
-        # Composers prefer a defence after which no piece is left over (駒余り) to a
-        # longer one that leaves some (docs/DFPN.md, usi-mate's line does the same):
-        # such a longer reply is no flaw.
-        kept = [a for a in flaws if not (a.kind == "longer" and a.line and a.spare)]
-        spare_only = bool(flaws) and not kept
-        flaws = kept
-    if flaws:
+    return classify(report, len(moves))
+
+
+def classify(report, n: int) -> tuple[str, int | None, str, str]:
+    """:func:`audit_line`'s answer from the check's report on a line of ``n`` plies."""
+
+    real, disputed, spare = [], [], []
+    for a in report.alternatives:
+        if a.kind == "escape":
+            real.append(a)
+        elif a.kind == "longer":
+            rest = n - a.move_number + 1  # plies the line takes from that move on
+            if a.line and a.length <= rest and a.move_number <= n:
+                # A search bounded by the line's length found no mate after the
+                # reply, its own search a line as short: under the composers'
+                # count lengths depend on the order of search (docs/FUTILE.md).
+                disputed.append(a)
+            elif a.line and a.spare and not report.spare:
+                # Composers take a defence after which no piece is left over (駒余り)
+                # over a longer one that leaves some (docs/DFPN.md; so does
+                # usi-mate's line): no flaw.
+                spare.append(a)
+            else:
+                real.append(a)
+    if real:
         # The first defender move with a longer reply; a reply that is no drop first.
-        first = min(a.move_number for a in flaws)
-        at = [a for a in flaws if a.move_number == first]
-        at.sort(key=lambda a: a.move[1:2] == "*")
-        a = at[0]
-        rest = len(moves) - first + 1  # plies the line takes from that move on
-        if first > len(moves):
+        first = min(a.move_number for a in real)
+        a = sorted((a for a in real if a.move_number == first), key=lambda a: a.move[1:2] == "*")[0]
+        rest = n - first + 1
+        if first > n:
             holds = "a drop usi-mate's rule does not count futile (the line ends before it)"
         elif a.kind == "escape":
             holds = "escapes"
         else:
-            # "Longer" is what a search bounded by the line's length says; the
-            # line found after the reply by a search of its own is shown as
-            # found: under the composers' count the two can disagree (lengths
-            # depend on the order of search, docs/FUTILE.md).
             holds = f"more than the line's {rest} plies"
             if a.line:
                 proven = "" if a.length_exact else ", not proven shortest"
                 holds += f" (a {a.length}-ply line found after it{proven})"
         outcome = "longer drop" if a.move[1:2] == "*" else "longer reply"
         return outcome, first, a.move, holds
-    if report.verdict == "sound" or (spare_only and report.complete):
-        return ("longer with spare pieces" if spare_only else "longest"), None, "", ""
-    return "undecided", None, "", ""
+    if any(a.kind == "undecided" for a in report.alternatives) or not report.complete:
+        return "undecided", None, "", ""
+    if disputed:
+        a = disputed[0]
+        holds = f"no mate within {n - a.move_number} plies after it by a bounded search, "
+        holds += f"a {a.length}-ply line by its own"
+        return "disputed", a.move_number, a.move, holds
+    if spare:
+        return "longer with spare pieces", None, "", ""
+    return "longest", None, "", ""
 
 
 def table(audits: list[Audit]) -> str:
@@ -169,14 +191,15 @@ def table(audits: list[Audit]) -> str:
 
 
 def flaws(audits: list[Audit]) -> str:
-    """One line per flawed answer: where, which reply, how long it holds out."""
+    """One line per flawed or disputed answer: where, which reply, how long it holds out."""
     out = []
-    for a in audits:
-        if a.outcome in FLAWED:
-            out.append(
-                f"- {a.engine} {a.id} ({a.length} plies, label {a.label}, {a.verdict}): "
-                f"move {a.move} {a.reply}: {a.holds} ({a.outcome})"
-            )
+    for outcomes in (FLAWED, ("disputed",)):
+        for a in audits:
+            if a.outcome in outcomes:
+                out.append(
+                    f"- {a.engine} {a.id} ({a.length} plies, label {a.label}, {a.verdict}): "
+                    f"move {a.move} {a.reply}: {a.holds} ({a.outcome})"
+                )
     return "\n".join(out)
 
 
@@ -242,7 +265,7 @@ def run(args: argparse.Namespace) -> int:
     print(table(audits))
     listed = flaws(audits)
     if listed:
-        print("\nLonger defences found (move number, reply: how long it holds out):\n")
+        print("\nLonger and disputed defences (move number, reply: how long it holds out):\n")
         print(listed)
     return 0
 

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "audit_lines.py"
 _spec = importlib.util.spec_from_file_location("audit_lines", SCRIPT)
@@ -71,8 +72,8 @@ def test_a_short_defence_is_found_and_the_longest_passes(tmp_path, capsys):
     # △２二玉, mated in 3 more.
     assert audits["a"]["holds"] == "more than the line's 2 plies (a 4-ply line found after it)"
     assert audits["b"]["outcome"] == "longest"
-    assert "| mini | a | 1 | 0 | 0 | 1 | 0 | 0 | 0 |" in text
-    assert "| mini | b | 1 | 1 | 0 | 0 | 0 | 0 | 0 |" in text
+    assert "| mini | a | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 |" in text
+    assert "| mini | b | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 |" in text
     flaw = "move 2 1b2b: more than the line's 2 plies (a 4-ply line found after it) (longer reply)"
     assert f"- a mini-001 (3 plies, label 5, shorter): {flaw}" in text
 
@@ -83,3 +84,50 @@ def test_a_record_of_a_problem_not_given_is_refused(tmp_path, capsys):
     )
     assert audit_lines.main(["--jsonl", str(run), str(problems)]) == 2
     assert "x: not in the problem files given" in capsys.readouterr().err
+
+
+def alternative(number: int, move: str, kind: str, line: tuple = (), spare: dict | None = None):
+    return SimpleNamespace(
+        move_number=number,
+        move=move,
+        kind=kind,
+        line=line,
+        length=len(line),
+        length_exact=True,
+        spare=spare or {},
+    )
+
+
+def report(*alternatives, spare: dict | None = None, complete: bool = True):
+    return SimpleNamespace(alternatives=alternatives, spare=spare or {}, complete=complete)
+
+
+def test_how_a_reply_found_longer_is_classified():
+    # A 9-ply line; move 6 leaves 4 plies, so a reply there mated in 5 more holds 6.
+    longer = alternative(6, "1b2b", "longer", tuple("m" * 6))
+    assert audit_lines.classify(report(longer), 9)[:3] == ("longer reply", 6, "1b2b")
+    drop = alternative(6, "P*2b", "longer", ())  # no line found after it
+    assert audit_lines.classify(report(drop), 9) == (
+        "longer drop",
+        6,
+        "P*2b",
+        "more than the line's 4 plies",
+    )
+    # The reply first (a reply before a drop at the same move), the first move first.
+    assert audit_lines.classify(report(drop, longer), 9)[2] == "1b2b"
+    later = alternative(8, "1a1b", "escape")
+    assert audit_lines.classify(report(later, drop), 9)[2] == "P*2b"
+    assert audit_lines.classify(report(later), 9)[3] == "escapes"
+    # Longer only with spare pieces where the line leaves none (駒余り): no flaw.
+    spare = alternative(6, "1b2b", "longer", tuple("m" * 6), {"P": 1})
+    assert audit_lines.classify(report(spare), 9)[0] == "longer with spare pieces"
+    assert audit_lines.classify(report(spare, spare={"G": 1}), 9)[0] == "longer reply"
+    # The bounded search says longer, the reply's own search finds a line as short.
+    same = alternative(6, "1b2b", "longer", tuple("m" * 4))
+    assert audit_lines.classify(report(same), 9)[0] == "disputed"
+    # Open questions, or a check cut short, leave it undecided unless a flaw is found.
+    open_question = alternative(2, "1b1c", "undecided")
+    assert audit_lines.classify(report(same, open_question), 9)[0] == "undecided"
+    assert audit_lines.classify(report(longer, open_question), 9)[0] == "longer reply"
+    assert audit_lines.classify(report(complete=False), 9)[0] == "undecided"
+    assert audit_lines.classify(report(alternative(2, "1b1c", "variation")), 9)[0] == "longest"
