@@ -118,6 +118,8 @@ def classify(report, n: int) -> tuple[str, int | None, str, str]:
     for a in report.alternatives:
         if a.kind == "escape":
             real.append(a)
+        elif a.kind == "disputed":
+            disputed.append(a)
         elif a.kind == "longer":
             rest = n - a.move_number + 1  # plies the line takes from that move on
             if a.line and a.length <= rest and a.move_number <= n:

@@ -26,8 +26,10 @@ Side = Literal["attack", "defence"]
 # variation (mated sooner, 変化), same_length (変同: mated in as many moves as
 # the main line), longer (holds out longer than the main line: the main line is
 # not the longest defence), escape (no mate at all), futile (無駄合, left out
-# as in the answer). undecided: the limits ran out before the question was
-# settled; never read as sound.
+# as in the answer), disputed (a search bounded by the main line's length finds
+# no mate after the reply, its own search one no longer: under the composers'
+# count lengths depend on the order of search, docs/FUTILE.md). undecided: the
+# limits ran out before the question was settled. Neither is read as sound.
 Kind = Literal[
     "cook",
     "last_move",
@@ -38,6 +40,7 @@ Kind = Literal[
     "longer",
     "escape",
     "futile",
+    "disputed",
     "undecided",
 ]
 Verdict = Literal["sound", "cooked", "unsound_defence", "undecided", "nomate", "invalid"]
@@ -49,7 +52,16 @@ FLAWS: dict[str, Verdict] = {
     "escape": "unsound_defence",
 }
 # Kinds shown as findings (the rest are counted only).
-FINDINGS = ("cook", "last_move", "detour", "same_length", "longer", "escape", "undecided")
+FINDINGS = (
+    "cook",
+    "last_move",
+    "detour",
+    "same_length",
+    "longer",
+    "escape",
+    "disputed",
+    "undecided",
+)
 
 KIND_LABELS = {
     "cook": "cook (余詰)",
@@ -61,6 +73,7 @@ KIND_LABELS = {
     "longer": "LONGER than the main line: the main line is not the longest defence",
     "escape": "ESCAPES: no mate after this defence",
     "futile": "futile interposition (無駄合), left out",
+    "disputed": "disputed: longer by a search bounded by the main line, not by its own",
     "undecided": "undecided within the limits",
 }
 HAND_NAMES = {"R": "飛", "B": "角", "G": "金", "S": "銀", "N": "桂", "L": "香", "P": "歩"}

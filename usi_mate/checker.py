@@ -406,7 +406,18 @@ class _Check:
             q.line, q.length_exact = (q.move, *r.moves), r.min_length_proven
             if q.remaining > 0:
                 q.note = None  # the length says it
-            if q.length_exact:
+            if 0 < len(q.line) <= q.remaining:
+                # "No mate within the bound" said the bounded search, a line as
+                # short says this one: under the composers' count a length
+                # depends on the order the futility judgements were made in
+                # (docs/FUTILE.md). Neither a flaw nor sound.
+                q.kind, q.todo = "disputed", None
+                q.note = (
+                    f"no mate within {q.remaining - 1} plies after it by a search bounded so,"
+                    f" a {len(q.line) - 1}-ply mate by its own"
+                )
+                self._found(q)
+            elif q.length_exact:
                 q.todo = None
 
     def _found(self, q: _Question) -> None:
@@ -739,14 +750,14 @@ def _number(a: Alternative | _Question) -> int:
 def _is_open(a: Alternative | _Question) -> bool:
     """Whether a question is still open as far as the verdict goes.
 
-    Undecided questions are; so is a detour whose line is not proven: such a
+    Undecided and disputed questions are; so is a detour whose line is not proven: such a
     line is only what the table gave, its defence not necessarily the longest,
     and the defender may well avoid the main-line position it passes through
     (then the move would be a cook). Other unproven lengths change no verdict:
     a mating attacker move is a cook, or tolerated, whatever its length, and a
     defence mated within a bound is proven so by a search with that bound.
     """
-    return a.kind == "undecided" or (a.kind == "detour" and not a.length_exact)
+    return a.kind in ("undecided", "disputed") or (a.kind == "detour" and not a.length_exact)
 
 
 def _settled(walk: _Check, exact: bool) -> bool:
