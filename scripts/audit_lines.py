@@ -86,7 +86,7 @@ class Audit:
     outcome: str  # one of COLUMNS[1:]
     move: int | None = None  # the defender move (1-based) where a longer reply was found
     reply: str = ""  # that reply (USI)
-    holds: str = ""  # how long it holds out: "escapes", "N plies", "more than N plies"
+    holds: str = ""  # how long that reply holds out, as a phrase ("escapes", "more than ...")
     seconds: float = 0.0
 
 
@@ -113,7 +113,6 @@ def audit_line(
 
 def classify(report, n: int) -> tuple[str, int | None, str, str]:
     """:func:`audit_line`'s answer from the check's report on a line of ``n`` plies."""
-
     real, disputed, spare = [], [], []
     for a in report.alternatives:
         if a.kind == "escape":
