@@ -540,9 +540,9 @@ def check(
     after ``go mate``), so the main search is not repeated. ``should_stop``:
     polled between searches; when it turns true the check returns what it has
     (``complete=False``), and a stop() of the solver from another thread ends
-    the running search. ``on_finding``
-    is called with each finding (cook, last-move alternative, detour, 変同,
-    longer defence) as soon as it is known. ``exhaustive`` (default) settles
+    the running search. ``on_finding`` is called with each finding (cook,
+    last-move alternative, detour, 変同, longer defence, disputed) as soon as
+    it is known. ``exhaustive`` (default) settles
     every question the limits allow; False stops once nothing left open can
     change the verdict (the first flaw and everything before it are settled).
     ``fresh_retries`` (default) lets a hard question be asked again on a
@@ -750,10 +750,12 @@ def _number(a: Alternative | _Question) -> int:
 def _is_open(a: Alternative | _Question) -> bool:
     """Whether a question is still open as far as the verdict goes.
 
-    Undecided and disputed questions are; so is a detour whose line is not proven: such a
-    line is only what the table gave, its defence not necessarily the longest,
-    and the defender may well avoid the main-line position it passes through
-    (then the move would be a cook). Other unproven lengths change no verdict:
+    Undecided and disputed questions are; so is a detour whose line is not
+    proven: such a line is only what the table gave, its defence not
+    necessarily the longest, and the defender may well avoid the main-line
+    position it passes through (then the move would be a cook). Disputed: a
+    bounded search and the reply's own disagree, and more search does not
+    settle which is right. Other unproven lengths change no verdict:
     a mating attacker move is a cook, or tolerated, whatever its length, and a
     defence mated within a bound is proven so by a search with that bound.
     """
