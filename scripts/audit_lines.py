@@ -60,7 +60,6 @@ if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
 from usi_mate import Solver, check  # noqa: E402
 from usi_mate.problems import read_problem_file  # noqa: E402
 
-SOLVED = ("exact", "longer", "shorter", "solved")
 COLUMNS = (
     "audited",
     "longest",
@@ -118,15 +117,11 @@ def classify(report, n: int) -> tuple[str, int | None, str, str]:
         if a.kind == "escape":
             real.append(a)
         elif a.kind == "disputed":
+            # The bounded search and the reply's own disagree (the check's kind:
+            # under the composers' count lengths depend on the order of search).
             disputed.append(a)
         elif a.kind == "longer":
-            rest = n - a.move_number + 1  # plies the line takes from that move on
-            if a.line and a.length <= rest and a.move_number <= n:
-                # A search bounded by the line's length found no mate after the
-                # reply, its own search a line as short: under the composers'
-                # count lengths depend on the order of search (docs/FUTILE.md).
-                disputed.append(a)
-            elif a.line and a.spare and not report.spare:
+            if a.line and a.spare and not report.spare:
                 # Composers take a defence after which no piece is left over (駒余り)
                 # over a longer one that leaves some (docs/DFPN.md; so does
                 # usi-mate's line): no flaw.
@@ -153,9 +148,7 @@ def classify(report, n: int) -> tuple[str, int | None, str, str]:
         return "undecided", None, "", ""
     if disputed:
         a = disputed[0]
-        holds = f"no mate within {n - a.move_number} plies after it by a bounded search, "
-        holds += f"a {a.length}-ply line by its own"
-        return "disputed", a.move_number, a.move, holds
+        return "disputed", a.move_number, a.move, a.note
     if spare:
         return "longer with spare pieces", None, "", ""
     return "longest", None, "", ""
@@ -219,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
             if not text.strip():
                 continue
             r = json.loads(text)
-            if r.get("verdict") not in SOLVED or not r.get("moves"):
+            # bench_usi.py sets `end` ("mate", or "futile" drops left) on valid lines only.
+            if not r.get("end") or not r.get("moves"):
                 continue
             if only is not None and not only.search(r["id"]):
                 continue

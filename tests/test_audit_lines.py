@@ -38,6 +38,7 @@ def record(engine: str, moves: list[str], verdict: str) -> dict:
         "moves": moves,
         "length": len(moves),
         "verdict": verdict,
+        "end": "mate" if moves else "",
     }
 
 
@@ -86,7 +87,9 @@ def test_a_record_of_a_problem_not_given_is_refused(tmp_path, capsys):
     assert "x: not in the problem files given" in capsys.readouterr().err
 
 
-def alternative(number: int, move: str, kind: str, line: tuple = (), spare: dict | None = None):
+def alternative(
+    number: int, move: str, kind: str, line: tuple = (), spare: dict | None = None, note=None
+):
     return SimpleNamespace(
         move_number=number,
         move=move,
@@ -95,6 +98,7 @@ def alternative(number: int, move: str, kind: str, line: tuple = (), spare: dict
         length=len(line),
         length_exact=True,
         spare=spare or {},
+        note=note,
     )
 
 
@@ -123,8 +127,9 @@ def test_how_a_reply_found_longer_is_classified():
     assert audit_lines.classify(report(spare), 9)[0] == "longer with spare pieces"
     assert audit_lines.classify(report(spare, spare={"G": 1}), 9)[0] == "longer reply"
     # The bounded search says longer, the reply's own search finds a line as short.
-    same = alternative(6, "1b2b", "longer", tuple("m" * 4))
-    assert audit_lines.classify(report(same), 9)[0] == "disputed"
+    why = "no mate within 3 plies after it by a search bounded so, a 3-ply mate by its own"
+    same = alternative(6, "1b2b", "disputed", tuple("m" * 4), note=why)
+    assert audit_lines.classify(report(same), 9) == ("disputed", 6, "1b2b", why)
     # Open questions, or a check cut short, leave it undecided unless a flaw is found.
     open_question = alternative(2, "1b1c", "undecided")
     assert audit_lines.classify(report(same, open_question), 9)[0] == "undecided"
