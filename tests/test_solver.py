@@ -7,8 +7,12 @@ machine's speed.
 
 from __future__ import annotations
 
+import _thread
+import os
+import signal
 import sys
 import threading
+import time
 
 import cshogi
 import pytest
@@ -492,6 +496,54 @@ def test_callback_error_is_raised_after_the_search():
         Solver(hash_mb=4).solve(
             HARD, nodes_limit=2_000_000, on_progress=boom, progress_interval_ms=1
         )
+
+
+def test_main_thread_searches_share_one_search_thread():
+    # A thread started for each solve() cost 0.3-0.5 ms a call, more than the search
+    # of a short problem; the main thread's searches now share one thread.
+    idents = []
+    for s in (Solver(hash_mb=4), Solver(hash_mb=4)):
+        for _ in range(2):
+            s.solve(
+                HARD, nodes_limit=20_000, on_progress=lambda p: idents.append(threading.get_ident())
+            )
+    assert len(idents) >= 4
+    assert len(set(idents)) == 1 and idents[0] != threading.get_ident()
+
+
+def test_keyboard_interrupt_stops_the_search_and_the_next_one_runs():
+    s = Solver(hash_mb=16)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        s.solve(HARD, nodes_limit=500_000_000)  # (the limit only guards against a hang)
+    timer.join()
+    assert s.solve("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1").moves == ["G*5b"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+def test_a_forked_child_searches_from_its_main_thread():
+    # The child has no copy of the parent's search thread: it must start its own.
+    mate1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
+    assert Solver(hash_mb=4).solve(mate1).status == "mate"
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = 0 if Solver(hash_mb=4).solve(mate1, time_limit_ms=5000).status == "mate" else 2
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 20
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child's solve() never returned")
+        time.sleep(0.01)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
 def test_solver_reuse_and_clear():
