@@ -521,6 +521,26 @@ def test_keyboard_interrupt_stops_the_search_and_the_next_one_runs():
     assert s.solve("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1").moves == ["G*5b"]
 
 
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="signal.setitimer is POSIX only")
+def test_a_signal_handler_may_search_while_the_main_thread_waits():
+    # The handler runs in the main thread while it waits on the search thread: its
+    # own solve() searches where it is called instead of queueing behind the first.
+    inner = []
+
+    def handler(signum, frame):
+        inner.append(Solver(hash_mb=4).solve("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"))
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        outer = Solver(hash_mb=16).solve(HARD, nodes_limit=1_000_000)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert [r.moves for r in inner] == [["G*5b"]]
+    assert outer.status == "unknown" and outer.nodes >= 1_000_000
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
 def test_a_forked_child_searches_from_its_main_thread():
     # The child has no copy of the parent's search thread: it must start its own.
