@@ -499,7 +499,7 @@ def test_callback_error_is_raised_after_the_search():
 
 
 def test_main_thread_searches_share_one_search_thread():
-    # A thread started for each solve() cost 0.3-0.5 ms a call, more than the search
+    # A thread started for each solve() cost 0.2-0.4 ms a call, more than the search
     # of a short problem; the main thread's searches now share one thread.
     idents = []
     for s in (Solver(hash_mb=4), Solver(hash_mb=4)):
