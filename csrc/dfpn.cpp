@@ -385,7 +385,11 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     // quarter worse than the second best, not just one worse; this cuts the
     // thrashing between siblings of similar value.
     uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(second) + std::max<uint32_t>(1, second >> eps_shift_));
-    uint64_t child_th_sum = std::min<uint64_t>(PN_INF, uint64_t(th_sum) - sum_v + w_best);
+    // An infinite threshold stays infinite: with the siblings' sum clamped just below
+    // PN_INF, th_sum - sum_v + w_best left the child one above its own value, and
+    // it returned after every step (新扇詰: one OR node re-entered its best child
+    // 131 k times in a row, a 40-ply walk each time, and no first proof in 25 s).
+    uint64_t child_th_sum = th_sum >= PN_INF ? PN_INF : std::min<uint64_t>(PN_INF, uint64_t(th_sum) - sum_v + w_best);
     uint32_t cth_pn = uint32_t(or_node ? child_th_min : child_th_sum);
     uint32_t cth_dn = uint32_t(or_node ? child_th_sum : child_th_min);
 

@@ -566,6 +566,20 @@ def test_a_forked_child_searches_from_its_main_thread():
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
+def test_an_infinite_threshold_stays_infinite_below_a_saturated_sum():
+    # muso-037 as transcribed is no mate (the literature calls the original flawed,
+    # problems/SOURCES.md). Deep in its tree an OR node's disproof numbers sum to just
+    # below PN_INF; the child's threshold was then its own value plus one, so it came
+    # back after every step and the search walked the same stretch again and again: no
+    # verdict within 5 M nodes. With the threshold kept infinite: 2.9 M nodes.
+    sfen = next(s for s, _, ident in load_labelled("muso.sfen") if ident == "muso-037")
+    result = Solver(hash_mb=256).solve(
+        sfen, nodes_limit=4_000_000, post_search="None", certify=True
+    )
+    assert result.status == "nomate"
+    assert result.certification.status == "certified"
+
+
 def test_solver_reuse_and_clear():
     s = Solver(hash_mb=8)
     sfen, expected, ident, _ = next(g for g in GENERATED if g[1] == "7")
