@@ -453,6 +453,7 @@ def test_bad_input_raises_and_an_unsearchable_position_is_invalid():
 
 
 HARD = "4k4/9/9/9/9/9/9/9/9 b B4G2S9P2rb2s4n4l9p 1"  # a 59-ply problem
+MATE1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
 
 
 def test_stop_from_another_thread_ends_the_search():
@@ -475,7 +476,7 @@ def test_stop_before_start_after_arm_is_not_lost():
     assert s.solve(HARD).status == "unknown"
     # A stop while idle is ignored: the next search runs normally.
     s.stop()
-    assert s.solve("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1").status == "mate"
+    assert s.solve(MATE1).status == "mate"
 
 
 def test_progress_callback_and_node_limit():
@@ -518,7 +519,7 @@ def test_keyboard_interrupt_stops_the_search_and_the_next_one_runs():
     with pytest.raises(KeyboardInterrupt):
         s.solve(HARD, nodes_limit=500_000_000)  # (the limit only guards against a hang)
     timer.join()
-    assert s.solve("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1").moves == ["G*5b"]
+    assert s.solve(MATE1).moves == ["G*5b"]
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="signal.setitimer is POSIX only")
@@ -528,7 +529,7 @@ def test_a_signal_handler_may_search_while_the_main_thread_waits():
     inner = []
 
     def handler(signum, frame):
-        inner.append(Solver(hash_mb=4).solve("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"))
+        inner.append(Solver(hash_mb=4).solve(MATE1))
 
     previous = signal.signal(signal.SIGALRM, handler)
     try:
@@ -544,13 +545,12 @@ def test_a_signal_handler_may_search_while_the_main_thread_waits():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
 def test_a_forked_child_searches_from_its_main_thread():
     # The child has no copy of the parent's search thread: it must start its own.
-    mate1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
-    assert Solver(hash_mb=4).solve(mate1).status == "mate"
+    assert Solver(hash_mb=4).solve(MATE1).status == "mate"
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
-            code = 0 if Solver(hash_mb=4).solve(mate1, time_limit_ms=5000).status == "mate" else 2
+            code = 0 if Solver(hash_mb=4).solve(MATE1, time_limit_ms=5000).status == "mate" else 2
         finally:
             os._exit(code)
     deadline = time.monotonic() + 20

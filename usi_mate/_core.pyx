@@ -438,10 +438,9 @@ class _SearchWorker:
     def __init__(self):
         self._cv = threading.Condition()
         self._job = None
-        self._done = False
-        self._outcome = None  # (result, exception) of the last job
+        self._outcome = None  # (result, exception) of the finished job, until taken
         self._busy = False  # a run() is waiting on a job (only the main thread submits)
-        self._thread = start_search_thread(self._serve, name="usi-mate-solve")
+        start_search_thread(self._serve, name="usi-mate-solve")
 
     def _serve(self):
         while True:
@@ -455,7 +454,7 @@ class _SearchWorker:
                 outcome = (None, e)
             job = None  # (the job holds its Solver: not while idle)
             with self._cv:
-                self._outcome, self._done = outcome, True
+                self._outcome = outcome
                 self._cv.notify_all()
             outcome = None
 
@@ -468,45 +467,43 @@ class _SearchWorker:
         solve() ran beside the stopping one on the same core solver and crashed.
         """
         with self._cv:
-            if self._busy:
-                # Re-entered while waiting (a signal handler that searches): search here.
-                reentered = True
-            else:
-                reentered = False
+            reentered = self._busy
+            if not reentered:
                 self._busy = True
-                self._done = False
                 self._job = job
                 self._cv.notify_all()
         if reentered:
+            # Re-entered while waiting (a signal handler that searches): search here.
             return job()
         try:
-            with self._cv:
-                while not self._done:
-                    self._cv.wait(0.05)  # a timeout: Ctrl-C is seen within 50 ms on every platform
+            self._wait()
         except BaseException:
             stop()
-            self._wait_until_done()  # (a stopped search returns within milliseconds)
+            # A second Ctrl-C while the search stops (within milliseconds) is not let
+            # through: the caller could otherwise start the next search on the same
+            # solver before this one ends.
+            while True:
+                try:
+                    self._wait()
+                    break
+                except BaseException:
+                    continue
+            self._take()
             raise
-        with self._cv:
-            (result, error), self._outcome = self._outcome, None
-            self._busy = False
+        result, error = self._take()
         if error is not None:
             raise error
         return result
 
-    def _wait_until_done(self):
-        # A second Ctrl-C while the search stops is not let through: the caller
-        # could otherwise start the next search on the same solver before this one ends.
-        while True:
-            try:
-                with self._cv:
-                    while not self._done:
-                        self._cv.wait(0.05)
-                    self._outcome = None
-                    self._busy = False
-                return
-            except BaseException:
-                continue
+    def _wait(self):
+        with self._cv:
+            while self._outcome is None:
+                self._cv.wait(0.05)  # a timeout: Ctrl-C is seen within 50 ms on every platform
+
+    def _take(self):
+        with self._cv:
+            outcome, self._outcome, self._busy = self._outcome, None, False
+        return outcome
 
 
 _main_worker = None
