@@ -166,6 +166,14 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   return out;
 }
 
+// The line in a progress report, in USI (empty when the report has none).
+inline std::vector<std::string> progress_line(const SearchProgress& p) {
+  std::vector<std::string> out;
+  if (p.line)
+    for (Move m : *p.line) out.push_back(move_to_usi(m));
+  return out;
+}
+
 // What the table knows of a position: status 1 proven, 2 disproven, 0 other,
 // and the proof/disproof hand as counts in the order P L N S B R G.
 struct ProbeOutput {

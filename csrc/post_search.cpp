@@ -67,12 +67,15 @@ bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool t
 // of the mate's length in the table that make the next refutation cheap:
 // zukou-041's "no mate within 21" took 22 M nodes unfinished asked at once,
 // well under 6 M nodes reached this way. Until best - 2 <= lo or the budget
-// is spent: the caller's, or when `verifying` the innermost one (then the
-// bounds are not reported as progress).
-void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool verifying) {
+// is spent: the caller's, or when verifying (`kept` null) the innermost one
+// (then the bounds are not reported as progress). Otherwise the line of the
+// best mate so far is kept read (keep_line) before each attempt.
+void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine* kept) {
+  bool verifying = kept == nullptr;
   // (Verifying, the step down to best - 2 is expected to fail: start small.)
   uint64_t effort = verifying ? kMinAttemptNodes : std::max<uint64_t>(nodes_, kMinAttemptNodes);
   auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
+    if (kept) keep_line(root_key, best, *kept);
     NodeValue w;
     {
       auto scope = monitor_.nested(nodes_, effort);
@@ -109,6 +112,37 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool veri
   }
 }
 
+// Reads the line within `best` when the kept one is longer and a read is due,
+// so that the answer is the best mate proven so far whenever the search is cut
+// short: the read at the end runs in the grace after a limit or stop(), and a
+// read cut there may err short (then it loses to the kept line). 新扇詰 (873
+// plies): proven at 12 s of a 60 s limit, its line was not read whole in the
+// 3 s left at the end and the 935-ply first line was the answer. Reads are
+// spaced to cost at most a fifth of the search: the next one is due after
+// four times the last one's positions and nodes.
+void Solver::keep_line(uint64_t root_key, uint16_t best, KeptLine& kept) {
+  if (kept.budget <= best || nodes_ < kept.next_read_nodes) return;
+  uint64_t before = nodes_;
+  std::vector<Move> line;
+  bool ok, cut_short = false;
+  {
+    // As many nodes as the search so far: the read may have to prove replies
+    // again within the new bound (新扇詰: 6.1 M nodes for the 873-ply line
+    // after 47 M; 2 M were not enough).
+    auto scope = monitor_.nested(nodes_, std::max(kFallbackNodes[0], nodes_));
+    ok = rebuild_line(root_key, best, false, true, line, &cut_short);
+  }
+  kept.nodes += nodes_ - before;
+  kept.next_read_nodes = nodes_ + 4 * (line_positions_ + nodes_ - before);
+  kept.budget = best;
+  // A read cut short may err short, unless its line is as long as the bound.
+  if (!ok || (cut_short && line.size() < best)) return;
+  kept.moves.swap(line);
+  progress_line_ = &kept.moves;
+  report_progress();
+  progress_line_ = nullptr;
+}
+
 // The minimum `best` settled again with every futility judgement exact: no
 // cap of its own on any sub-search (one is then cut short only when the budget
 // here runs out), on a table salt, repetition table and memos of their own so
@@ -143,7 +177,7 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Mo
         // first varies (a refutation from below leaves lower bounds in the
         // table; one asked at once wastes no attempts).
         auto half = monitor_.nested(nodes_, budget / 2);
-        narrow_length(root_key, b, lo, true);
+        narrow_length(root_key, b, lo, nullptr);
       }
       if (int(b) - 2 > lo && !monitor_.should_stop(nodes_)) {
         NodeValue v = prove_root(root_key, uint16_t(b - 2), false);
@@ -227,11 +261,20 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   mate_len_upper_ = best;
   uint64_t futility_cap = limits_.futility_node_cap;  // (restored at the end)
   if (!futility_cap && first_len <= kUncappedMaxLength) limits_.futility_node_cap = SearchMonitor::kNoLimit;
+  // The first line, read whole, is the first kept line (keep_line): the next
+  // read is due after four times what this one cost.
+  KeptLine kept;
+  if (have_first && !first_cut_short) {
+    kept.moves = first_line;
+    kept.budget = best;
+    kept.next_read_nodes = nodes_ + 4 * (line_positions_ + line_nodes);
+  }
   if (limits.post_search == PostSearchLevel::MinLength) {
     int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
-    narrow_length(root_key, best, lo, false);
+    narrow_length(root_key, best, lo, &kept);
     minimal = int(best) - 2 <= lo;
   }
+  line_nodes += kept.nodes;
   bool table_proves = !from_tree || best < first_tree;
 
   // 3. The line of that length: exact (a proven longest defence at every AND
@@ -249,17 +292,21 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     ok = rebuild_line(root_key, table_proves ? best : first_len, false, true, result.pv, &cut_short);
   }
   line_nodes += nodes_ - before;
-  // A read cut short may err short: then the first line, when it was read
-  // whole and is longer (it errs long: a line longer than `best`). Not when
-  // the cut line is as long as `best`, the root's proven bound (muso-030 at
-  // 10 s: a cut line of 119 plies, the published length, lost to a 141-ply
-  // first line).
-  if (ok && cut_short && result.pv.size() < best && have_first && !first_cut_short &&
-      first_line.size() > result.pv.size())
-    result.pv = first_line;
+  // A read cut short may err short: then the kept line (read whole: the first
+  // line, or the last one keep_line read), when it was read within `best` or
+  // is longer (it errs long). Not when the cut line is as long as `best`, the
+  // root's proven bound (muso-030 at 10 s: a cut line of 119 plies, the
+  // published length, lost to a 141-ply first line).
+  if (ok && cut_short && result.pv.size() < best && !kept.moves.empty() &&
+      (kept.budget == best || kept.moves.size() > result.pv.size()))
+    result.pv = kept.moves;
   // Read within the root's record, longer than the first line's tree: the
   // first line.
   if (ok && !table_proves && result.pv.size() > first_line.size()) result.pv = first_line;
+  if (!ok && !kept.moves.empty()) {
+    result.pv = kept.moves;
+    ok = true;
+  }
   if (!ok && out_of_time) read_first_line();
   if (!ok && have_first) {
     result.pv = first_line;

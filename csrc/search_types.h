@@ -69,6 +69,9 @@ struct SearchProgress {
   // The shortest-mate post-search so far: the shortest mate found (0: none
   // yet) and the length below which no mate exists (proven; 0: not known).
   uint16_t mate_len_upper, mate_len_lower;
+  // The line of the shortest mate found so far, in the one report that
+  // follows its read (nullptr in every other report).
+  const std::vector<Move>* line;
 };
 
 using ProgressFn = void (*)(void* ctx, const SearchProgress& progress);

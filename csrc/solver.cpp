@@ -149,6 +149,7 @@ void Solver::report_progress() {
   p.max_ply_reached = max_ply_reached_;
   p.mate_len_upper = mate_len_upper_;
   p.mate_len_lower = mate_len_lower_;
+  p.line = progress_line_;
   progress_fn_(progress_ctx_, p);
 }
 

@@ -113,7 +113,15 @@ class Solver {
     return prove(0, root_key, budget);
   }
   void post_search(uint64_t root_key, uint16_t first_len, SearchResult& result);
-  void narrow_length(uint64_t root_key, uint16_t& best, int& lo, bool verifying);
+  // The line of the best mate proven so far during narrow_length, read whole.
+  struct KeptLine {
+    std::vector<Move> moves;
+    uint16_t budget = LEN_INF;     // the bound it was read within (last tried)
+    uint64_t next_read_nodes = 0;  // no read before the search has this many nodes
+    uint64_t nodes = 0;            // nodes spent reading (futility judgements, lost entries)
+  };
+  void narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine* kept);
+  void keep_line(uint64_t root_key, uint16_t best, KeptLine& kept);
   bool verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line);
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
                     bool* cut_short = nullptr, uint16_t* tree_len = nullptr);
@@ -179,8 +187,9 @@ class Solver {
   void* progress_ctx_ = nullptr;
   uint64_t progress_interval_ms_ = 0;
   uint32_t root_pn_ = 1, root_dn_ = 1;
-  uint16_t mate_len_upper_ = 0;  // shortest mate found so far (0: none), for progress reports
-  uint16_t mate_len_lower_ = 0;  // no mate shorter than this is possible (proven)
+  uint16_t mate_len_upper_ = 0;                       // shortest mate found so far (0: none), for progress reports
+  uint16_t mate_len_lower_ = 0;                       // no mate shorter than this is possible (proven)
+  const std::vector<Move>* progress_line_ = nullptr;  // a line just read, for the next report
 
   // Threads > 1. helpers_[i] has id i + 1; each has a copy of the root and of
   // the main solver's settings for the solve (attacker, salt, limits).

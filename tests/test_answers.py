@@ -242,3 +242,24 @@ def test_the_shortest_mate_search_starts_below_the_first_lines_tree(ident):
         full = Solver(hash_mb=64).solve(sfen, nodes_limit=NODES)
         assert full.min_length_proven, ident
         assert min(bounds) >= full.mate_length, (ident, bounds, full.mate_length)
+
+
+# The line of each shorter mate is read when it is proven (post_search.cpp,
+# keep_line), so a cut-short answer is the best line proven so far, and
+# on_progress carries it: zukou-088's first proof records 47 plies at the root,
+# the shortest-mate search proves 35 within 3 M nodes.
+def test_progress_reports_carry_the_line_of_each_shorter_mate():
+    sfen = STALE_ROOT_RECORDS["zukou-088"]
+    lines = []
+    result = Solver(hash_mb=64).solve(
+        sfen,
+        nodes_limit=3_000_000,
+        on_progress=lambda p: p.moves and lines.append((p.mate_length, p.moves)),
+    )
+    assert result.status == "mate" and lines
+    lengths = [len(moves) for _, moves in lines]
+    assert lengths == sorted(lengths, reverse=True)  # each line shorter than the one before
+    for bound, moves in lines:
+        assert len(moves) <= bound
+        assert check_mate_line(sfen, list(moves)) is None, moves
+    assert result.mate_length <= lengths[-1]

@@ -16,7 +16,15 @@ import pytest
 
 from usi_mate import Solver, __version__
 from usi_mate.options import OPTIONS, OptionValues, SpinOption
-from usi_mate.usi import GoCommand, SetOptionCommand, UsiEngine, UsiError
+from usi_mate.types import SearchProgress
+from usi_mate.usi import (
+    GoCommand,
+    SetOptionCommand,
+    UsiEngine,
+    UsiError,
+    progress_line,
+    progress_lines,
+)
 
 MATE_IN_1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
 NO_MATE = "4k4/9/4P4/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1"
@@ -355,6 +363,28 @@ def test_progress_lines_follow_pv_interval_and_zero_turns_them_off(usi):
     start = send("setoption name PvInterval value 0", "go mate 300")
     out.wait_for("checkmate", start)
     assert not [x for x in out.since(start) if "string pn" in x]
+
+
+def test_a_progress_report_with_a_line_adds_a_pv_info_line():
+    p = SearchProgress(
+        nodes=5000,
+        time_ms=10,
+        hashfull=3,
+        proof_number=0,
+        disproof_number=1 << 30,
+        max_ply=9,
+        mate_length=3,
+        moves=("G*5b", "4a5b", "S*4b"),
+    )
+    lines = progress_lines(p)
+    assert lines[0] == progress_line(p) and len(lines) == 2
+    stats = "time 10 nodes 5000 nps 500000 hashfull 3"
+    assert lines[1] == f"info depth 3 seldepth 3 {stats} score mate 3 pv G*5b 4a5b S*4b"
+    even = progress_lines(SearchProgress(5000, 10, 3, 0, 1 << 30, 9, 2, moves=("4a5b", "G*5b")))
+    assert even[1].split()[14:16] == ["mate", "-2"]  # the side to move is mated
+    assert progress_lines(SearchProgress(5000, 10, 3, 1, 1, 9)) == [
+        progress_line(SearchProgress(5000, 10, 3, 1, 1, 9))
+    ]
 
 
 def test_stop_mid_search_answers_once_before_stop_returns(usi):

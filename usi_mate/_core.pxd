@@ -49,6 +49,7 @@ cdef extern from "solver.h" namespace "usi_mate":
         int max_ply_reached
         unsigned short mate_len_upper
         unsigned short mate_len_lower
+        const void* line
 
     ctypedef void (*ProgressFn)(void* ctx, const SearchProgress_c& progress) noexcept
 
@@ -89,6 +90,8 @@ cdef extern from "api.h" namespace "usi_mate::api":
         int status
         vector[int] hand
         int mate_len
+
+    vector[string] c_progress_line "usi_mate::api::progress_line"(const SearchProgress_c&)
 
     ProbeOutput c_probe "usi_mate::api::probe"(const CSolver&, const string&, bint) except +
 

@@ -537,7 +537,8 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
                           proof_number=p.root_pn, disproof_number=p.root_dn,
                           max_ply=p.max_ply_reached,
                           mate_length=p.mate_len_upper or None,
-                          shortest_possible=p.mate_len_lower or None))
+                          shortest_possible=p.mate_len_lower or None,
+                          moves=tuple(m.decode() for m in c_progress_line(p)) if p.line != NULL else None))
     except BaseException as e:  # never let a callback error unwind through C++
         solver._callback_error = e
         solver._solver.stop()

@@ -98,6 +98,9 @@ class SearchProgress:
     # the first proof) and the length below which no mate exists (None: not known).
     mate_length: int | None = None
     shortest_possible: int | None = None
+    # The mating line of the shortest mate found so far (USI moves), in the one
+    # report that follows its reading; None in every other report.
+    moves: tuple[str, ...] | None = None
 
     @property
     def seconds(self) -> float:

@@ -38,8 +38,8 @@ from . import __version__
 from ._core import Position, Solver, start_search_thread
 from .memory import hash_limit_mb
 from .options import OPTIONS, EngineConfig, OptionError, OptionValues
-from .types import MateResult
-from .usi_answers import answer_lines, cook_lines, mate_info_line, progress_line
+from .types import MateResult, SearchProgress
+from .usi_answers import answer_lines, cook_lines, mate_info_line, progress_line, progress_lines
 from .usi_commands import GoCommand, PositionCommand, SetOptionCommand, UsiError, printable
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "answer_lines",
     "mate_info_line",
     "progress_line",
+    "progress_lines",
 ]
 
 ENGINE_NAME = "usi-mate"
@@ -320,6 +321,10 @@ class UsiEngine:
                 self._solver.stop()
         return search
 
+    def _write_progress(self, p: SearchProgress) -> None:
+        for line in progress_lines(p):
+            self.write(line)
+
     def _run_search(self, solver: Solver, search: _Search) -> None:
         """The search thread: solve, wait for release if USI says so, answer once."""
         interval = search.config.pv_interval_ms
@@ -330,7 +335,7 @@ class UsiEngine:
                 time_limit_ms=search.time_ms,
                 nodes_limit=search.nodes,
                 max_length=search.command.depth,
-                on_progress=(lambda p: self.write(progress_line(p))) if interval else None,
+                on_progress=self._write_progress if interval else None,
                 progress_interval_ms=interval,
                 root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,
                 post_search=search.config.post_search,

@@ -10,6 +10,8 @@ from .types import MateResult, SearchProgress
 from .usi_commands import GoCommand, printable
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .check_report import Alternative, CheckReport
 
 
@@ -29,18 +31,29 @@ def progress_line(p: SearchProgress) -> str:
     return f"info {_stats(p.time_ms, p.nodes, p.nps, p.hashfull)} string {text}"
 
 
+def progress_lines(p: SearchProgress) -> list[str]:
+    """The ``info`` lines of one progress report: progress_line(p), and after it the
+    ``info depth N ... score mate N pv ...`` line of the shortest mate found so far when
+    the report carries its newly read line (so a GUI shows the line improving)."""
+    lines = [progress_line(p)]
+    if p.moves:
+        lines.append(_pv_line(p.moves, _stats(p.time_ms, p.nodes, p.nps, p.hashfull)))
+    return lines
+
+
+def _pv_line(moves: Sequence[str], stats: str) -> str:
+    n = len(moves)
+    score = n if n % 2 else -n
+    return f"info depth {n} seldepth {n} {stats} score mate {score} pv {' '.join(moves)}"
+
+
 def mate_info_line(res: MateResult) -> str:
     """The ``info depth N seldepth N ... score mate N pv ...`` line of a proven mate.
 
     N is the number of plies. It is negative when the line has an even length: then the
     side to move is the one being mated (RootIsAndNodeIfChecked), as USI scores go.
     """
-    n = len(res.moves)
-    score = n if n % 2 else -n
-    return (
-        f"info depth {n} seldepth {n} {_stats(res.time_ms, res.nodes, res.nps, res.hashfull)}"
-        f" score mate {score} pv {' '.join(res.moves)}"
-    )
+    return _pv_line(res.moves, _stats(res.time_ms, res.nodes, res.nps, res.hashfull))
 
 
 def answer_lines(
