@@ -91,6 +91,9 @@ class SearchProgress:
     nodes: int
     time_ms: int
     hashfull: int
+    # The root's proof and disproof numbers in the search running now: after the first
+    # proof, those of the post-search's current question "is there a mate within b
+    # plies?" (disproof_number 0: no mate that short; the mate found stands).
     proof_number: int
     disproof_number: int
     max_ply: int
