@@ -116,9 +116,9 @@ class Solver {
   // The line of the best mate proven so far during narrow_length, read whole.
   struct KeptLine {
     std::vector<Move> moves;
-    uint16_t budget = LEN_INF;     // the bound it was read within (last tried)
-    uint64_t next_read_nodes = 0;  // no read before the search has this many nodes
-    uint64_t nodes = 0;            // nodes spent reading (futility judgements, lost entries)
+    uint16_t budget = LEN_INF;  // the bound it was read within (last tried)
+    uint64_t cost = 0;          // positions and nodes of the reads so far
+    uint64_t nodes = 0;         // nodes spent reading (futility judgements, lost entries)
   };
   void narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine* kept);
   void keep_line(uint64_t root_key, uint16_t best, KeptLine& kept);
