@@ -19,6 +19,13 @@ inline std::vector<std::string> to_usi(const MoveList& list) {
   return out;
 }
 
+inline std::vector<std::string> to_usi(const std::vector<Move>& moves) {
+  std::vector<std::string> out;
+  out.reserve(moves.size());
+  for (Move m : moves) out.push_back(move_to_usi(m));
+  return out;
+}
+
 inline std::vector<std::string> legal_moves(const Position& pos) {
   MoveList list;
   generate_legal(pos, list);
@@ -150,7 +157,7 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   out.status = int(r.status);
   out.stop_reason = int(r.stop_reason);
   out.line_nodes = r.line_nodes;
-  for (Move m : r.pv) out.pv.push_back(move_to_usi(m));
+  out.pv = to_usi(r.pv);
   out.nodes = r.nodes;
   out.time_ms = r.time_ms;
   out.hashfull = r.hashfull;
@@ -162,16 +169,13 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   for (const auto& [sfen, m] : c.refutations) out.cert_refutations.emplace_back(sfen, move_to_usi(m));
   out.cert_nodes = c.nodes;
   out.cert_failed_at = c.failed_at;
-  for (Move m : c.failed_path) out.cert_failed_path.push_back(move_to_usi(m));
+  out.cert_failed_path = to_usi(c.failed_path);
   return out;
 }
 
 // The line in a progress report, in USI (empty when the report has none).
-inline std::vector<std::string> progress_line(const SearchProgress& p) {
-  std::vector<std::string> out;
-  if (p.line)
-    for (Move m : *p.line) out.push_back(move_to_usi(m));
-  return out;
+inline std::vector<std::string> progress_moves(const SearchProgress& p) {
+  return p.line ? to_usi(*p.line) : std::vector<std::string>();
 }
 
 // What the table knows of a position: status 1 proven, 2 disproven, 0 other,

@@ -141,9 +141,7 @@ void Solver::keep_line(uint64_t root_key, uint16_t best, KeptLine& kept) {
   // A read cut short may err short, unless its line is as long as the bound.
   if (!ok || (cut_short && line.size() < best)) return;
   kept.moves.swap(line);
-  progress_line_ = &kept.moves;
-  report_progress();
-  progress_line_ = nullptr;
+  report_progress(&kept.moves);
 }
 
 // The minimum `best` settled again with every futility judgement exact: no

@@ -138,7 +138,7 @@ std::string Solver::unsearchable(const Position& pos, Color attacker) {
 
 void Solver::on_tick(void* self) { static_cast<Solver*>(self)->report_progress(); }
 
-void Solver::report_progress() {
+void Solver::report_progress(const std::vector<Move>* line) {
   if (!progress_fn_) return;
   SearchProgress p;
   p.nodes = nodes_ + helper_nodes_;
@@ -149,7 +149,7 @@ void Solver::report_progress() {
   p.max_ply_reached = max_ply_reached_;
   p.mate_len_upper = mate_len_upper_;
   p.mate_len_lower = mate_len_lower_;
-  p.line = progress_line_;
+  p.line = line;
   progress_fn_(progress_ctx_, p);
 }
 

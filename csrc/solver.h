@@ -142,7 +142,8 @@ class Solver {
 
   // solver.cpp
   static void on_tick(void* self);
-  void report_progress();
+  // `line`: a line just read, sent with this report only (SearchProgress::line).
+  void report_progress(const std::vector<Move>* line = nullptr);
 
   std::unique_ptr<TranspositionTable> own_tt_;  // null in helpers
   TranspositionTable* tt_;
@@ -187,9 +188,8 @@ class Solver {
   void* progress_ctx_ = nullptr;
   uint64_t progress_interval_ms_ = 0;
   uint32_t root_pn_ = 1, root_dn_ = 1;
-  uint16_t mate_len_upper_ = 0;                       // shortest mate found so far (0: none), for progress reports
-  uint16_t mate_len_lower_ = 0;                       // no mate shorter than this is possible (proven)
-  const std::vector<Move>* progress_line_ = nullptr;  // a line just read, for the next report
+  uint16_t mate_len_upper_ = 0;  // shortest mate found so far (0: none), for progress reports
+  uint16_t mate_len_lower_ = 0;  // no mate shorter than this is possible (proven)
 
   // Threads > 1. helpers_[i] has id i + 1; each has a copy of the root and of
   // the main solver's settings for the solve (attacker, salt, limits).

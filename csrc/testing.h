@@ -104,7 +104,7 @@ inline LineSolve solve_with_line_cut(const std::string& sfen, uint64_t nodes, in
   limits.line_read_positions = read_positions;
   SearchResult r = solver.solve(sfen, limits);
   LineSolve out{int(r.status), {}};
-  for (Move m : r.pv) out.pv.push_back(move_to_usi(m));
+  out.pv = api::to_usi(r.pv);
   return out;
 }
 

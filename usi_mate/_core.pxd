@@ -91,7 +91,7 @@ cdef extern from "api.h" namespace "usi_mate::api":
         vector[int] hand
         int mate_len
 
-    vector[string] c_progress_line "usi_mate::api::progress_line"(const SearchProgress_c&)
+    vector[string] c_progress_moves "usi_mate::api::progress_moves"(const SearchProgress_c&)
 
     ProbeOutput c_probe "usi_mate::api::probe"(const CSolver&, const string&, bint) except +
 

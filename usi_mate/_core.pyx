@@ -538,7 +538,7 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
                           max_ply=p.max_ply_reached,
                           mate_length=p.mate_len_upper or None,
                           shortest_possible=p.mate_len_lower or None,
-                          moves=tuple(m.decode() for m in c_progress_line(p)) if p.line != NULL else None))
+                          moves=tuple(m.decode() for m in c_progress_moves(p)) if p.line != NULL else None))
     except BaseException as e:  # never let a callback error unwind through C++
         solver._callback_error = e
         solver._solver.stop()
