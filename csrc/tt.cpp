@@ -35,10 +35,11 @@ void TranspositionTable::clear() {
   dirty_ = false;
 }
 
-TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) const {
-  TTResult r;
-  const Cluster& c = cluster(key);
-  ClusterLock lock(*this, c);
+namespace {
+
+// The resolved entries of (key, hand) in one cluster that apply within budget,
+// merged into r: the shortest applicable proof, else the disproof of the most.
+void probe_resolved(const TranspositionTable::Cluster& c, uint64_t key, Hand hand, uint16_t budget, TTResult& r) {
   for (const TTEntry& e : c.e) {
     if (e.key != key) continue;
     if (e.pn == 0) {
@@ -65,7 +66,38 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) con
       }
     }
   }
+}
+
+// Whether a new resolved entry (pn, dn, hand, mate_len) makes e, of the same
+// key, redundant: a proof covers unknown entries and longer proofs of superior
+// hands, a disproof unknown entries and weaker disproofs of inferior hands.
+bool covered(const TTEntry& e, Hand hand, uint32_t pn, uint16_t mate_len) {
+  bool unknown = e.pn != 0 && e.dn != 0;
+  if (pn == 0) return (unknown || (e.pn == 0 && e.mate_len >= mate_len)) && hand_is_superior_or_equal(e.hand, hand);
+  return (unknown || (e.dn == 0 && e.mate_len <= mate_len)) && hand_is_superior_or_equal(hand, e.hand);
+}
+
+void assign(TTEntry& to, const TTEntry& from) {
+  to.key = from.key;
+  to.hand = from.hand;
+  to.pn = from.pn;
+  to.dn = from.dn;
+  to.mate_len = from.mate_len;
+  to.amount = from.amount;
+  to.generation = from.generation;
+}
+
+}  // namespace
+
+TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) const {
+  TTResult r;
+  uint64_t i = index(key);
+  const Cluster& c = clusters_[i];
+  ClusterLock lock(*this, i);
+  probe_resolved(c, key, hand, budget, r);
+  if (c.spilled()) probe_resolved(*partner(i), key, hand, budget, r);
   if (r.found) return r;
+  // Unknown entries never leave their cluster.
   for (const TTEntry& e : c.e) {
     if (e.key != key || e.pn == 0 || e.dn == 0) continue;
     if (e.hand == hand) {
@@ -84,32 +116,31 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) con
 
 void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount) {
   if (!dirty_.load(std::memory_order_relaxed)) dirty_.store(true, std::memory_order_relaxed);
-  Cluster& c = cluster(key);
-  ClusterLock lock(*this, c);
+  uint64_t i = index(key);
+  Cluster& c = clusters_[i];
+  ClusterLock lock(*this, i);
   TTEntry* slot = nullptr;
-  for (TTEntry& e : c.e) {
-    if (e.key != key) continue;
-    if (pn == 0) {
-      // A new proof makes entries it covers redundant: unknown or proven with superior hands.
-      if ((e.pn != 0 && e.dn != 0 && hand_is_superior_or_equal(e.hand, hand)) ||
-          (e.pn == 0 && hand_is_superior_or_equal(e.hand, hand) && e.mate_len >= mate_len)) {
+  if (pn == 0 || dn == 0) {
+    // A new proof or disproof makes the entries it covers redundant: the
+    // first becomes its slot, the others are emptied (in the partner too,
+    // where this cluster's resolved entries may have moved).
+    auto sweep = [&](Cluster& k) {
+      for (TTEntry& e : k.e) {
+        if (e.key != key || !covered(e, hand, pn, mate_len)) continue;
         if (slot)
           e.key = 0;
         else
           slot = &e;
       }
-    } else if (dn == 0) {
-      if ((e.pn != 0 && e.dn != 0 && hand_is_superior_or_equal(hand, e.hand)) ||
-          (e.dn == 0 && hand_is_superior_or_equal(hand, e.hand) && e.mate_len <= mate_len)) {
-        if (slot)
-          e.key = 0;
-        else
-          slot = &e;
+    };
+    sweep(c);
+    if (c.spilled()) sweep(*partner(i));
+  } else {
+    for (TTEntry& e : c.e)
+      if (e.key == key && e.hand == hand && e.pn != 0 && e.dn != 0) {
+        slot = &e;
+        break;
       }
-    } else if (e.hand == hand && e.pn != 0 && e.dn != 0) {
-      slot = &e;
-      break;
-    }
   }
   if (!slot) {
     for (TTEntry& e : c.e)
@@ -126,9 +157,26 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
       bool current = e.generation == generation_;
       return (uint64_t(current) << 33) | (uint64_t(resolved) << 32) | e.amount;
     };
-    slot = &c.e[0];
-    for (TTEntry& e : c.e)
-      if (value(e) < value(*slot)) slot = &e;
+    auto least = [&](Cluster& k) {
+      TTEntry* m = &k.e[0];
+      for (TTEntry& e : k.e) {
+        if (e.key == 0) return &e;
+        if (value(e) < value(*m)) m = &e;
+      }
+      return m;
+    };
+    slot = least(c);
+    // A resolved entry of this search moves to the partner over an entry
+    // worth less there, rather than leave the table.
+    constexpr uint64_t kCurrentResolved = uint64_t(3) << 32;
+    Cluster* p = partner(i);
+    if (p && value(*slot) >= kCurrentResolved) {
+      TTEntry* to = least(*p);
+      if (to->key == 0 || value(*to) < value(*slot)) {
+        assign(*to, *slot);
+        c.e[kSpillSlot].aux.store(1, std::memory_order_relaxed);
+      }
+    }
   }
   slot->key = key;
   slot->hand = hand;
@@ -144,7 +192,7 @@ int TranspositionTable::hashfull() const {
   if (n == 0) return 0;
   size_t used = 0;
   for (size_t i = 0; i < n; ++i) {
-    ClusterLock lock(*this, clusters_[i]);
+    ClusterLock lock(*this, i);
     for (const TTEntry& e : clusters_[i].e) used += e.key != 0;
   }
   return int(used * 1000 / (n * kClusterSize));

@@ -10,10 +10,20 @@
 //
 // Entry layout (32 bytes, two to a cache line):
 //   +----------------+--------+--------+--------+--------+-------+-------+--------+
-//   | key (64)       | hand   | pn     | dn     | amount | len16 | gen16 | lock   |
+//   | key (64)       | hand   | pn     | dn     | amount | len16 | gen16 | aux    |
 //   +----------------+--------+--------+--------+--------+-------+-------+--------+
 // A cluster holds 8 entries (256 bytes): one board usually appears with several
 // hands, and all of them must be scanned together for superiority.
+//
+// Clusters come in pairs (2i, 2i + 1). When a cluster is full and the entry to
+// replace is a resolved one of the current search, it moves to the partner
+// cluster (over an entry worth less there) instead of leaving the table, and
+// the cluster's spill flag tells probes to scan the partner's resolved entries
+// too. A board searched with more than 8 incomparable hands overflows its
+// cluster in a nearly empty table: on 新扇詰 (60 M nodes, 4 GB, 1% full)
+// 54,489 proofs left the table that way and were proved again (2 with 1,587
+// moves; the first proof 20.2 M -> 14.1 M nodes, docs/DFPN.md). Unknown
+// entries never move, so an update of one only looks in its own cluster.
 #pragma once
 
 #include <atomic>
@@ -44,10 +54,11 @@ struct TTEntry {
   uint16_t mate_len;    // proven: plies of the mate found (an upper bound of the shortest);
                         // disproven: no mate is shorter than this (LEN_INF: no mate at all)
   uint16_t generation;  // the search that wrote it: older searches' entries are evicted first
-  // The first entry's is its cluster's spin lock while threads share the table
-  // (set_shared); the other entries leave it 0. It takes the 4 bytes that were
-  // alignment padding, so the lock sits in the cache line the probe reads anyway.
-  mutable std::atomic<uint32_t> lock;
+  // The 4 bytes that were alignment padding, in the cache line the probe reads
+  // anyway: the first entry's is the spin lock of its cluster pair while
+  // threads share the table (set_shared), the second entry's the cluster's
+  // spill flag (kSpillSlot); the others are 0.
+  mutable std::atomic<uint32_t> aux;
 };
 static_assert(sizeof(TTEntry) == 32, "TT entries are 32 bytes");
 
@@ -62,8 +73,10 @@ struct TTResult {
 class TranspositionTable {
  public:
   static constexpr int kClusterSize = 8;
+  static constexpr int kSpillSlot = 1;  // whose aux is the spill flag
   struct Cluster {
     TTEntry e[kClusterSize];
+    bool spilled() const { return e[kSpillSlot].aux.load(std::memory_order_relaxed) != 0; }
   };
 
   // Allocates mb megabytes (at least one cluster). Throws std::bad_alloc and
@@ -78,10 +91,13 @@ class TranspositionTable {
   TTResult probe(uint64_t key, Hand hand, uint16_t budget = BUDGET_NONE) const;
   // Stores a node's values. For resolved nodes, hand is the proof/disproof hand.
   void store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount);
-  // Starts loading the cluster of key into the cache (all four of its lines).
+  // Starts loading the cluster of key into the cache (all four of its lines),
+  // and with threads the line of its pair's lock (in the even cluster).
   void prefetch(uint64_t key) const {
-    const char* p = reinterpret_cast<const char*>(&cluster(key));
-    for (size_t i = 0; i < sizeof(Cluster); i += 64) usi_mate::prefetch(p + i);
+    uint64_t i = index(key);
+    const char* p = reinterpret_cast<const char*>(&clusters_[i]);
+    for (size_t k = 0; k < sizeof(Cluster); k += 64) usi_mate::prefetch(p + k);
+    if (shared_ && (i & 1)) usi_mate::prefetch(&clusters_[i - 1]);
   }
   // Per mille of used slots, sampled over the first clusters.
   int hashfull() const;
@@ -94,23 +110,24 @@ class TranspositionTable {
   static uint64_t fix_key(uint64_t k) { return k ? k : 1; }
 
   // Several search threads share the table (Threads > 1): probes and stores
-  // then take their cluster's lock, so no thread reads a half-written entry (a
+  // then take their cluster pair's lock, so no thread reads a half-written entry (a
   // torn proof would be a wrong answer). One thread pays one predictable
   // branch a call. Set only while no search runs.
   void set_shared(bool shared) { shared_ = shared; }
   bool shared() const { return shared_; }
 
  private:
-  // A spin lock per cluster, taken only when shared_: contention is rare (two
-  // threads on one cluster at once) and the critical sections are a scan of 8
-  // entries. It lives in the cluster's first entry: 4096 byte-sized stripe
-  // locks packed in 64 cache lines, as before, had the two threads of a
-  // 2-core run write the same lines on almost every probe.
+  // A spin lock per cluster pair, taken only when shared_: contention is rare
+  // (two threads on one pair at once) and the critical sections are a scan of
+  // 8 or 16 entries. It lives in the pair's first entry: 4096 byte-sized
+  // stripe locks packed in 64 cache lines, as before, had the two threads of a
+  // 2-core run write the same lines on almost every probe. One lock for both
+  // clusters of a pair: a store may move an entry across, a probe may scan both.
   class ClusterLock {
    public:
-    ClusterLock(const TranspositionTable& t, const Cluster& c) {
+    ClusterLock(const TranspositionTable& t, uint64_t i) {
       if (t.shared_) {
-        lock_ = &c.e[0].lock;
+        lock_ = &t.clusters_[i & ~uint64_t(1)].e[0].aux;
         while (lock_->exchange(1, std::memory_order_acquire))
           while (lock_->load(std::memory_order_relaxed)) {}
       }
@@ -127,6 +144,11 @@ class TranspositionTable {
 
   Cluster& cluster(uint64_t key) { return clusters_[index(key)]; }
   const Cluster& cluster(uint64_t key) const { return clusters_[index(key)]; }
+  // The partner of cluster i, null for the last cluster of an odd count.
+  Cluster* partner(uint64_t i) const {
+    uint64_t j = i ^ 1;
+    return j < count_ ? &clusters_[j] : nullptr;
+  }
   uint64_t index(uint64_t key) const {
     // Multiply-shift maps the key's high bits onto any table size, not only powers of two:
     // (key >> 1) * count >> 63 of the 128-bit product, written as the high half of

@@ -95,3 +95,56 @@ def test_clear_forgets_and_hashfull_counts():
     assert tt.hashfull > 0
     tt.clear()
     assert tt.hashfull == 0
+
+
+def cluster_key(index, salt=0):
+    """A key of cluster `index` in a 1 MB table (4096 clusters of 256 bytes):
+    the index is the key's top 12 bits (multiply-shift, csrc/tt.h)."""
+    return (index << 52) | (salt << 1) | 2
+
+
+def antichain(n):
+    """n hands none of which contains another: pawns rising as the other
+    pieces (lance, knight, silver, gold, at most 4 each) fall."""
+    out = []
+    for i in range(n):
+        rest, counts = n - 1 - i, {}
+        for kind in "LNSG":
+            counts[kind] = min(4, rest)
+            rest -= counts[kind]
+        out.append(hand(P=i, **counts))
+    return out
+
+
+def test_proofs_of_one_board_beyond_its_cluster_stay_in_the_table():
+    # One board proven with 12 incomparable hands: 8 fill its cluster, the
+    # others move to the partner cluster instead of replacing proofs.
+    tt = _TranspositionTable()
+    key = cluster_key(10)
+    hands = antichain(12)
+    for i, h in enumerate(hands):
+        tt.store(key, h, 0, INF, mate_len=9 + 2 * i, amount=100 + i)
+    for i, h in enumerate(hands):
+        pn, dn, proof, length, *_ = tt.probe(key, h)
+        assert (pn, proof, length) == (0, h, 9 + 2 * i)
+    # Unknown entries never move: a full cluster of proofs still loses one to
+    # an unknown store, and that proof moves to the partner.
+    tt.store(key, hand(G=1), 7, 7)
+    assert tt.probe(key, hand(G=1))[:2] == (7, 7)
+    assert all(tt.probe(key, h)[0] == 0 for h in hands)
+
+
+def test_a_moved_proof_takes_only_what_is_worth_less_in_the_partner():
+    tt = _TranspositionTable()
+    home, other = cluster_key(20), cluster_key(21)
+    for h in antichain(8):  # the partner full of proofs with much work under them
+        tt.store(other, h, 0, INF, mate_len=5, amount=10**6)
+    hands = antichain(9)
+    for i, h in enumerate(hands):  # the ninth proof of `home` replaces its cheapest
+        tt.store(home, h, 0, INF, mate_len=5, amount=1 + i)
+    assert all(tt.probe(other, h)[0] == 0 for h in antichain(8))
+    assert not tt.probe(home, hands[0])[5]  # the cheapest left the table
+    assert all(tt.probe(home, h)[0] == 0 for h in hands[1:])
+    # A shorter proof of an inferior hand covers them all.
+    tt.store(home, hand(), 0, INF, mate_len=3)
+    assert all(tt.probe(home, h)[3] == 3 for h in hands)
