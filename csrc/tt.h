@@ -91,13 +91,10 @@ class TranspositionTable {
   TTResult probe(uint64_t key, Hand hand, uint16_t budget = BUDGET_NONE) const;
   // Stores a node's values. For resolved nodes, hand is the proof/disproof hand.
   void store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount);
-  // Starts loading the cluster of key into the cache (all four of its lines),
-  // and with threads the line of its pair's lock (in the even cluster).
+  // Starts loading the cluster of key into the cache (all four of its lines).
   void prefetch(uint64_t key) const {
-    uint64_t i = index(key);
-    const char* p = reinterpret_cast<const char*>(&clusters_[i]);
-    for (size_t k = 0; k < sizeof(Cluster); k += 64) usi_mate::prefetch(p + k);
-    if (shared_ && (i & 1)) usi_mate::prefetch(&clusters_[i - 1]);
+    const char* p = reinterpret_cast<const char*>(&cluster(key));
+    for (size_t i = 0; i < sizeof(Cluster); i += 64) usi_mate::prefetch(p + i);
   }
   // Per mille of used slots, sampled over the first clusters.
   int hashfull() const;
