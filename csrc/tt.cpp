@@ -77,16 +77,6 @@ bool covered(const TTEntry& e, Hand hand, uint32_t pn, uint16_t mate_len) {
   return (unknown || (e.dn == 0 && e.mate_len <= mate_len)) && hand_is_superior_or_equal(hand, e.hand);
 }
 
-void assign(TTEntry& to, const TTEntry& from) {
-  to.key = from.key;
-  to.hand = from.hand;
-  to.pn = from.pn;
-  to.dn = from.dn;
-  to.mate_len = from.mate_len;
-  to.amount = from.amount;
-  to.generation = from.generation;
-}
-
 }  // namespace
 
 TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) const {
@@ -143,15 +133,8 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
       }
   }
   if (!slot) {
-    for (TTEntry& e : c.e)
-      if (e.key == 0) {
-        slot = &e;
-        break;
-      }
-  }
-  if (!slot) {
-    // Replace the entry worth least: older searches' first, then unresolved
-    // before resolved, then the least work.
+    // An empty slot, else replace the entry worth least: older searches'
+    // first, then unresolved before resolved, then the least work.
     auto value = [this](const TTEntry& e) -> uint64_t {
       bool resolved = e.pn == 0 || e.dn == 0;
       bool current = e.generation == generation_;
@@ -170,21 +153,15 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
     // worth less there, rather than leave the table.
     constexpr uint64_t kCurrentResolved = uint64_t(3) << 32;
     Cluster* p = partner(i);
-    if (p && value(*slot) >= kCurrentResolved) {
+    if (p && slot->key != 0 && value(*slot) >= kCurrentResolved) {
       TTEntry* to = least(*p);
       if (to->key == 0 || value(*to) < value(*slot)) {
-        assign(*to, *slot);
+        to->set(slot->key, slot->hand, slot->pn, slot->dn, slot->mate_len, slot->amount, slot->generation);
         c.e[kSpillSlot].aux.store(1, std::memory_order_relaxed);
       }
     }
   }
-  slot->key = key;
-  slot->hand = hand;
-  slot->pn = pn;
-  slot->dn = dn;
-  slot->mate_len = mate_len;
-  slot->amount = amount;
-  slot->generation = generation_;
+  slot->set(key, hand, pn, dn, mate_len, amount, generation_);
 }
 
 int TranspositionTable::hashfull() const {

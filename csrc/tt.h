@@ -59,6 +59,17 @@ struct TTEntry {
   // threads share the table (set_shared), the second entry's the cluster's
   // spill flag (kSpillSlot); the others are 0.
   mutable std::atomic<uint32_t> aux;
+
+  // Everything but aux (the lock and spill flag belong to the cluster).
+  void set(uint64_t k, Hand h, uint32_t p, uint32_t d, uint16_t len, uint32_t amt, uint16_t gen) {
+    key = k;
+    hand = h;
+    pn = p;
+    dn = d;
+    mate_len = len;
+    amount = amt;
+    generation = gen;
+  }
 };
 static_assert(sizeof(TTEntry) == 32, "TT entries are 32 bytes");
 
@@ -139,7 +150,6 @@ class TranspositionTable {
     std::atomic<uint32_t>* lock_ = nullptr;
   };
 
-  Cluster& cluster(uint64_t key) { return clusters_[index(key)]; }
   const Cluster& cluster(uint64_t key) const { return clusters_[index(key)]; }
   // The partner of cluster i, null for the last cluster of an odd count.
   Cluster* partner(uint64_t i) const {
