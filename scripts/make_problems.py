@@ -7,6 +7,8 @@
                                                          # records --max-draws N
     python scripts/make_problems.py --only-non-promotion 60 \
         --out problems/generated_nonpromotion.sfen       # knight non-promotions only
+    python scripts/make_problems.py --relabel problems/generated.sfen
+                                                         # label and categorise again
 
 The committed files give their exact command and seed in their header: run it
 from the repository root to make the same file again (same usi-mate and cshogi
@@ -1147,6 +1149,49 @@ def header(args: argparse.Namespace, gen: Generator) -> list[str]:
     ]
 
 
+def relabel(path: Path, log) -> int:
+    """Labels and categories of the positions in ``path`` again, by the searches
+    that made them (Labeller.label), with ids, order and sources kept: what a
+    change of the search's move order changes is the line and the disproof the
+    categories are read from, and at times a label (a defence chosen by the
+    composers' spare-piece convention). Every change is logged; a position that
+    no longer gets a label is an error (the file is then left as it was)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    labeller = Labeller()
+    out, changed, failed = [], 0, []
+    cats = Counter()
+    for line in lines:
+        if not line.strip() or line.startswith("#"):
+            out.append(line)
+            continue
+        sfen, _, rest = line.partition("#")
+        words = rest.split()
+        ident = words[1]
+        fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+        label = labeller.label(sfen.strip(), fields.get("src", "?"))
+        if label is None:
+            failed.append(ident)
+            continue
+        new_line = format_line(label, ident)
+        cats.update(label.categories)
+        if new_line != line:
+            changed += 1
+            log(f"{ident}: {rest.strip()}  ->  {new_line.partition('#')[2].strip()}")
+        out.append(new_line)
+    if failed:
+        log(f"no label any more: {', '.join(failed)}; {path} left as it was")
+        return 1
+    out = [
+        "# categories: " + ", ".join(f"{c}: {n}" for c, n in sorted(cats.items()))
+        if line.startswith("# categories: ")
+        else line
+        for line in out
+    ]
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    log(f"relabelled {path}: {changed} lines changed")
+    return 0
+
+
 def _version(dist: str) -> str:
     try:
         return metadata.version(dist)
@@ -1187,7 +1232,18 @@ def main(argv: list[str] | None = None) -> int:
         help="stop after this many seconds and write what was kept; the header "
         "then records the draws made as --max-draws",
     )
+    ap.add_argument(
+        "--relabel",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="label and categorise the positions of FILE again with this usi-mate "
+        "(ids, order and sources kept) and rewrite it: after a change of the search "
+        "moves the lines and disproofs the categories were read from",
+    )
     args = ap.parse_args(argv)
+    if args.relabel is not None:
+        return relabel(args.relabel, lambda text: print(text, file=sys.stderr, flush=True))
     if args.scale <= 0:
         ap.error("--scale must be positive")
     if args.only_non_promotion is not None and args.only_non_promotion < 1:

@@ -146,3 +146,29 @@ def test_the_solver_tests_repeat_the_labelling_searches():
         "nodes_limit": make_problems.PREFILTER_NODES,
         "certify_nodes": make_problems.CERT_NODES,
     }
+
+
+def test_relabel_reads_labels_and_categories_again_keeping_ids(tmp_path):
+    # gen-1122's label and an empty category list are wrong on purpose; a no-mate
+    # keeps its line. The header's category count follows the new categories.
+    mate = "8G/6gk1/8s/5lR1G/9/9/9/9/9 b SNr2bg2s3n3l18p 1"
+    nomate = "4k4/9/4P4/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1"
+    path = tmp_path / "set.sfen"
+    path.write_text(
+        "# a header line\n# categories: muda-ai: 0\n"
+        f"{mate} # 7 gen-9001 strict=11 src=climb\n"
+        f"{nomate} # nomate gen-9002 src=tsume\n",
+        encoding="utf-8",
+    )
+    log = []
+    assert make_problems.relabel(path, log.append) == 0
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "# a header line"
+    ids = [line.split("#")[1].split()[1] for line in lines[2:]]
+    assert ids == ["gen-9001", "gen-9002"]
+    mate_label = Solver(hash_mb=64).solve(mate, nodes_limit=2_000_000)
+    assert lines[2].split("#")[1].split()[0] == str(mate_label.mate_length)
+    assert "strict=11" in lines[2] and "src=climb" in lines[2]
+    assert lines[3] == f"{nomate} # nomate gen-9002 src=tsume"
+    assert lines[1].startswith("# categories: ")
+    assert any("gen-9001" in entry for entry in log) and "1 lines changed" in log[-1]
