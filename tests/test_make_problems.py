@@ -149,8 +149,9 @@ def test_the_solver_tests_repeat_the_labelling_searches():
 
 
 def test_relabel_reads_labels_and_categories_again_keeping_ids(tmp_path):
-    # gen-1122's label and an empty category list are wrong on purpose; a no-mate
-    # keeps its line. The header's category count follows the new categories.
+    # gen-1122 with a wrong label (7) and no categories (its strict length, 11, is
+    # longer than its label: muda-ai); a no-mate whose line is right as it is. The
+    # header's category counts follow the new categories.
     mate = "8G/6gk1/8s/5lR1G/9/9/9/9/9 b SNr2bg2s3n3l18p 1"
     nomate = "4k4/9/4P4/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1"
     path = tmp_path / "set.sfen"
@@ -170,5 +171,5 @@ def test_relabel_reads_labels_and_categories_again_keeping_ids(tmp_path):
     assert lines[2].split("#")[1].split()[0] == str(mate_label.mate_length)
     assert "strict=11" in lines[2] and "src=climb" in lines[2]
     assert lines[3] == f"{nomate} # nomate gen-9002 src=tsume"
-    assert lines[1].startswith("# categories: ")
+    assert lines[1] == "# categories: muda-ai: 1"
     assert any("gen-9001" in entry for entry in log) and "1 lines changed" in log[-1]
