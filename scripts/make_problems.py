@@ -1145,8 +1145,13 @@ def header(args: argparse.Namespace, gen: Generator) -> list[str]:
         f"# Seed: {args.seed}; usi-mate {usi_mate.__version__}, cshogi {_version('cshogi')}",
         f"# {len(coll.labels)} positions; by length: "
         + ", ".join(f"{b}{'+' if b == '15' else ''}: {buckets[b]}" for b in QUOTA),
-        "# categories: " + ", ".join(f"{c}: {n}" for c, n in sorted(cats.items())),
+        categories_line(cats),
     ]
+
+
+def categories_line(cats: Counter) -> str:
+    """The header line counting each rule category of a set."""
+    return "# categories: " + ", ".join(f"{c}: {n}" for c, n in sorted(cats.items()))
 
 
 def relabel(path: Path, log) -> int:
@@ -1156,6 +1161,8 @@ def relabel(path: Path, log) -> int:
     categories are read from, and at times a label (a defence chosen by the
     composers' spare-piece convention). Every change is logged; a position that
     no longer gets a label is an error (the file is then left as it was)."""
+    from usi_mate.problems import parse_problem_line
+
     lines = path.read_text(encoding="utf-8").splitlines()
     labeller = Labeller()
     out, changed, failed = [], 0, []
@@ -1164,11 +1171,8 @@ def relabel(path: Path, log) -> int:
         if not line.strip() or line.startswith("#"):
             out.append(line)
             continue
-        sfen, _, rest = line.partition("#")
-        words = rest.split()
-        ident = words[1]
-        fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
-        label = labeller.label(sfen.strip(), fields.get("src", "?"))
+        sfen, _, ident, fields = parse_problem_line(line)
+        label = labeller.label(sfen, fields.get("src", "?"))
         if label is None:
             failed.append(ident)
             continue
@@ -1176,17 +1180,13 @@ def relabel(path: Path, log) -> int:
         cats.update(label.categories)
         if new_line != line:
             changed += 1
-            log(f"{ident}: {rest.strip()}  ->  {new_line.partition('#')[2].strip()}")
+            before, after = (text.partition("#")[2].strip() for text in (line, new_line))
+            log(f"{ident}: {before}  ->  {after}")
         out.append(new_line)
     if failed:
         log(f"no label any more: {', '.join(failed)}; {path} left as it was")
         return 1
-    out = [
-        "# categories: " + ", ".join(f"{c}: {n}" for c, n in sorted(cats.items()))
-        if line.startswith("# categories: ")
-        else line
-        for line in out
-    ]
+    out = [categories_line(cats) if line.startswith("# categories: ") else line for line in out]
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
     log(f"relabelled {path}: {changed} lines changed")
     return 0
