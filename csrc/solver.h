@@ -128,7 +128,7 @@ class Solver {
 
   // mate_line.cpp
   bool extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
-                    uint16_t* tree_len = nullptr);
+                    uint16_t* tree_len = nullptr, LineMemo* summary = nullptr);
   bool child_line(int ply, uint64_t path_key, uint64_t memo_key, uint16_t budget, bool exact, bool tie_break,
                   LineMemo& out);
   int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
