@@ -62,7 +62,11 @@ class MateResult:
     hashfull: int = 0
     error: str | None = None
     # No shorter mate exists (post_search="MinLength" finished; under the composers'
-    # count with every futility judgement it rests on settled, docs/FUTILE.md).
+    # count with every futility judgement it rests on settled, docs/FUTILE.md). The
+    # proven minimum is that of the longest defence; the line (``mate_length``) follows
+    # the composers' choices among defences and can be shorter where every longer
+    # defence leaves the attacker spare pieces (generated gen-1122: a 9-ply line, an
+    # 11-ply minimum; docs/DFPN.md "Composers' choices among defences").
     min_length_proven: bool = False
     certification: Certification | None = None  # only for "nomate" with certify=True
     stop_reason: StopReason | None = None
@@ -70,7 +74,12 @@ class MateResult:
 
     @property
     def mate_length(self) -> int | None:
-        """Number of plies of the mating line, or None when there is no proven mate."""
+        """Number of plies of the mating line, or None when there is no proven mate.
+
+        With ``min_length_proven`` this is the shortest mate against the defence the
+        line takes, which is the longest defence unless that one leaves the attacker
+        spare pieces (see ``min_length_proven``).
+        """
         return len(self.moves) if self.status == "mate" else None
 
     @property
