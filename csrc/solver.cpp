@@ -36,10 +36,10 @@ Solver::Solver(uint64_t hash_mb) : own_tt_(new TranspositionTable), tt_(own_tt_.
 
 Solver::Solver(TranspositionTable* shared, int id) : tt_(shared), id_(id) {
   // Diversity by id: odd helpers take the last of equal children, and the
-  // 1+epsilon margin alternates between 1/4 and all of the second best (the
-  // main thread's 1/2 in between), so the threads' paths part early.
+  // 1+epsilon margin alternates between 1/2 and 1/8 of the second best (the
+  // main thread's 1/4 in between), so the threads' paths part early.
   tie_last_ = id % 2 == 1;
-  eps_shift_ = (id / 2) % 2 == 0 ? 2 : 0;
+  eps_shift_ = (id / 2) % 2 == 0 ? 1 : 3;
 }
 
 Solver::~Solver() {

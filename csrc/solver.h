@@ -203,7 +203,7 @@ class Solver {
   // equal children goes first. Threads that all searched alike would only
   // repeat each other's work through the shared table.
   int id_ = 0;
-  uint32_t eps_shift_ = 1;  // margin = second >> eps_shift_ (a shift: this is the hot loop)
+  uint32_t eps_shift_ = 2;  // margin = second >> eps_shift_ (a shift: this is the hot loop)
   bool tie_last_ = false;
 };
 

@@ -198,9 +198,8 @@ def test_defences_only_without_the_main_search(solver):
 def test_a_longer_reply_that_its_own_search_mates_as_soon_is_disputed():
     # zukou-059 after our 31-ply line's first 15 plies, the rest of it as the line.
     # At move 1 the search bounded by the line finds no mate within 15 plies after
-    # △７六桂打, the reply's own search a 15-ply one (5 plies, leaving spare pieces,
-    # before the 1+epsilon margin went from 1/4 to 1/2): the composers' count depends
-    # on the order of the futility judgements (FUTILE.md), so neither a flaw nor sound.
+    # △７六桂打, the reply's own search a 5-ply one: the composers' count depends on
+    # the order of the futility judgements (FUTILE.md), so neither a flaw nor sound.
     start = "9/9/p8/B8/5l1n1/5p1R1/2+p1S1+bG1/3N1SP1+p/5k3 w Gr2g2s2n3l13p 16"
     line = "N*6g G*5i 4i3h 2g3g 2e3g 9d8c+ P*7d 8c7d P*6e 4h3i 3h3i B*4h 3i3h P*3i 3h4g 5g5f"
     report = check(
@@ -215,7 +214,7 @@ def test_a_longer_reply_that_its_own_search_mates_as_soon_is_disputed():
     disputed = {a.move: a for a in report.of_kind("disputed")}
     assert "N*7f" in disputed and disputed["N*7f"].move_number == 1
     assert disputed["N*7f"].note == (
-        "no mate within 15 plies after it by a search bounded so, a 15-ply mate by its own"
+        "no mate within 15 plies after it by a search bounded so, a 5-ply mate by its own"
     )
     assert (
         check_mate_line(
