@@ -75,7 +75,7 @@ uint16_t Solver::fresher_length(Move reply, uint16_t recorded) {
 // line is already in the memo and adds that line's summary, and `line` holds
 // only the moves up to there. Walking on instead read every position's line
 // to its end again at each AND node above it: muso-030's first line (141
-// plies) visited 5.7 M positions for a proof of 8.2 M nodes, 9 s.
+// plies) visited 2.09 M positions after a proof of 9.0 M nodes, now 0.89 M.
 bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
                           std::vector<Move>& line, uint16_t* tree_len, LineMemo* summary) {
   // Lines are read to their ends for the composers' spare-piece choices only
