@@ -318,11 +318,10 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
         int best_spare = 1 << 30;
         uint16_t best_len = 0;
         uint16_t bounds[MAX_MOVES];  // a proven bound of each reply's mate (recorded, or its read's)
-        uint64_t keys[MAX_MOVES];    // the memo key of each reply's read line (0: none)
         for (int i = 0; i < list.size; ++i) {
           uint16_t len = lens[i];
           bounds[i] = lens[i];
-          keys[i] = 0;
+          uint64_t read_key = 0;                 // the memo key of its read line (0: none)
           int spare = is_drop(list[i]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
           if (list.size > 1 && !recorded_lengths_only_) {
             ScopedMove child(*pos_, path_, list[i]);
@@ -332,7 +331,7 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
               len = read.len;
               spare = read.spare;
               bounds[i] = std::min(bounds[i], read.bound);
-              keys[i] = memo_key;
+              read_key = memo_key;
             }
           } else if (list.size > 1) {
             len = fresher_length(list[i], len);
@@ -344,6 +343,7 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
           bool better = pick < 0 || (spare_first ? spare == 0 : len != best_len ? len > best_len : spare < best_spare);
           if (better) {
             pick = i;
+            pick_key = read_key;
             best_len = len;
             best_spare = spare;
           }
@@ -351,7 +351,6 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
         // The chosen reply's line fits in the budget; it is read again from
         // the table (its recorded length, when that is all that is read).
         t = recorded_lengths_only_ && pick >= 0 ? lens[pick] : rc;
-        if (pick >= 0) pick_key = keys[pick];
         for (int i = 0; i < list.size && bounding; ++i) {
           if (i == pick) continue;  // (its line is the rest of this one)
           if (bounds[i] >= BUDGET_NONE) {
@@ -380,14 +379,16 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
   if (ok && summary) {
     uint32_t plies = uint32_t(line.size() - start);
     if (rest) {
-      *summary = {uint16_t(std::min<uint32_t>(plies + rest->len, LEN_INF)), rest->spare, LEN_INF};
+      summary->len = uint16_t(std::min<uint32_t>(plies + rest->len, LEN_INF));
+      summary->spare = rest->spare;
       if (rest->bound >= LEN_INF)
         bounding = false;
       else
         tree = std::max<uint32_t>(tree, plies + rest->bound);
     } else {
       // (The moves are still made: the attacker's hand is the one at the line's end.)
-      *summary = {uint16_t(plies), hand_total(attacker_hand()), LEN_INF};
+      summary->len = uint16_t(plies);
+      summary->spare = hand_total(attacker_hand());
     }
   }
   while (!made.empty()) made.pop_back();  // undo in reverse order
