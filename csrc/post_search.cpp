@@ -60,7 +60,9 @@ bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool t
 // problems are usually found within a few plies of their length, and finding
 // a mate is far cheaper than refuting all of them), then probes halfway
 // between lo and best (muso-001: 27 plies found first, 11 the answer: small
-// budgets are cheap to settle either way). A round that settles nothing
+// budgets are cheap to settle either way). When both settle nothing, the
+// kept line is searched for a shorter mate from its end up
+// (shorten_along_line, not when verifying); a round that settles nothing
 // doubles the effort. Bisecting alone spent zukou-017's whole minute refuting
 // "mate within 31" (300 M nodes, unfinished) while a 41-ply mate was one step
 // below the first proof's 43. Refutations from below also leave lower bounds
@@ -108,8 +110,69 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
       int candidates = (int(best) - 4 - lo) / 2;  // budgets lo+2 .. best-4
       progress = attempt(lo + 2 * ((candidates + 1) / 2)) != 0;
     }
+    if (!progress && kept && limits_.line_pass && !spent()) {
+      keep_line(root_key, best, *kept);
+      progress = shorten_along_line(root_key, best, kept->moves, effort);
+    }
     if (!progress) effort *= 2;
   }
+}
+
+// Shorter mates along the line, from its end up, after a round of
+// narrow_length that settled nothing: at each OR node of the line, "mate
+// within r - 2?" (r: the line's plies from there), so that what a node near
+// the end settles (a shorter mate, or none that short) is in the table when
+// the nodes above ask, and each of those searches mostly its own
+// alternatives. A long work's saving can lie near the end of its line, where
+// the root's attempts, which must find it through every ply above, do not
+// get: Microcosmos' first line (1529 plies) is 4 plies too long at ply 1468;
+// asked there after the nodes below it, "mate within 59" cost 0.4 k nodes,
+// and the OR nodes above then each proved their own two plies shorter in
+// about 10 nodes (one in 13.8 M), where the root's "mate within 1527" found
+// nothing in 27 minutes (docs/DFPN.md). All within `effort`, each node within
+// a quarter of it. True when the root's reply on the line is then proven
+// within best - 3, so that the next step down finds the mate.
+bool Solver::shorten_along_line(uint64_t root_key, uint16_t best, const std::vector<Move>& line, uint64_t effort) {
+  int len = int(line.size());
+  if (len < 5 || best < 5) return false;
+  std::vector<uint64_t> path_keys(size_t(len) + 1);
+  path_keys[0] = root_key;
+  int done = 0;
+  auto forward = [&] {
+    pos_->do_move(line[size_t(done)]);
+    uint64_t k = pos_->full_key();
+    path_.insert(k);
+    path_keys[size_t(done) + 1] = path_keys[size_t(done)] ^ k;
+    ++done;
+  };
+  auto back = [&] {
+    path_.erase(pos_->full_key());
+    pos_->undo_move();
+    --done;
+  };
+  // Down to the line's last OR node (its last move mates).
+  while (done < len - 1) forward();
+  uint64_t cap = std::max<uint64_t>(kMinAttemptNodes, effort / 4);
+  {
+    auto scope = monitor_.nested(nodes_, effort);
+    for (int d = (len - 1) & ~1; d > 0 && !monitor_.exhausted(); d -= 2) {
+      while (done > d) back();
+      if (len - d < 3) continue;
+      uint16_t b = uint16_t(len - d - 2);
+      TTResult t = tt_->probe(tt_key(), attacker_hand(), b);
+      if (t.found && (t.pn == 0 || t.dn == 0)) continue;
+      auto local = monitor_.nested(nodes_, cap);
+      prove(d, path_keys[size_t(d)], b);
+    }
+  }
+  while (done > 1) back();
+  bool shorter = false;
+  if (done == 1) {
+    TTResult t = tt_->probe(tt_key(), attacker_hand(), uint16_t(best - 3));
+    shorter = t.found && t.pn == 0;
+    back();
+  }
+  return shorter;
 }
 
 // Reads the line within `best` when the kept one is longer and a read is due,

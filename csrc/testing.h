@@ -108,6 +108,20 @@ inline LineSolve solve_with_line_cut(const std::string& sfen, uint64_t nodes, in
   return out;
 }
 
+// A MinLength solve on a fresh table of hash_mb MB within `nodes`, with or
+// without the search for shorter mates along the line from its end up
+// (SearchLimits::line_pass): the status (MateStatus) and the line in USI.
+inline LineSolve solve_with_line_pass(const std::string& sfen, uint64_t nodes, bool line_pass, uint64_t hash_mb) {
+  Solver solver(hash_mb);
+  SearchLimits limits;
+  limits.nodes = nodes;
+  limits.line_pass = line_pass;
+  SearchResult r = solver.solve(sfen, limits);
+  LineSolve out{int(r.status), {}};
+  out.pv = api::to_usi(r.pv);
+  return out;
+}
+
 class Futility {
  public:
   void put(uint64_t key, bool futile, const std::vector<int>& hand) { memo_.put(key, futile, hand_from_counts(hand)); }

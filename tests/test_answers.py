@@ -18,7 +18,7 @@ from oracle import (
 )
 
 from usi_mate import Position, Solver, solve
-from usi_mate._core import _solve_with_line_cut
+from usi_mate._core import _solve_with_line_cut, _solve_with_line_pass
 
 NODES = 20_000_000
 
@@ -219,6 +219,22 @@ def test_a_min_length_line_cut_short_is_a_valid_line():
         status, cut = _solve_with_line_cut(sfen, 2_000_000, 1, post_search="MinLength")
         assert status == "mate", ident
         assert check_mate_line(sfen, cut) is None, f"{ident}: {cut}"
+
+
+def test_shorter_mates_are_looked_for_along_the_line_when_a_round_settles_nothing():
+    # After a round of the shortest-mate search that settles nothing, the kept line
+    # is asked "mate within r - 2?" at each OR node from its end up (csrc/
+    # post_search.cpp, shorten_along_line; docs/DFPN.md). On muso-076 (published
+    # 31) within 5 M nodes the root's attempts alone stay at 35 plies; with the
+    # pass the answer is 33. Both are mates with a valid defence to the end.
+    sfen = next(t[0] for t in load_labelled("muso.sfen") if t[2] == "muso-076")
+    lines = {}
+    for line_pass in (False, True):
+        status, moves = _solve_with_line_pass(sfen, 5_000_000, line_pass, 512)
+        assert status == "mate"
+        assert check_mate_line(sfen, moves) is None, (line_pass, moves)
+        lines[line_pass] = len(moves)
+    assert lines[True] < lines[False], lines
 
 
 # The shortest-mate search starts from the mating tree the first line read proves

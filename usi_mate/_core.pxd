@@ -132,6 +132,7 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
         vector[string] pv
 
     TLineSolve t_solve_with_line_cut "usi_mate::testing::solve_with_line_cut"(const string&, uint64_t, int, uint64_t, uint64_t) except + nogil
+    TLineSolve t_solve_with_line_pass "usi_mate::testing::solve_with_line_pass"(const string&, uint64_t, bint, uint64_t) except + nogil
 
     cdef cppclass TFutility "usi_mate::testing::Futility":
         TFutility() except +

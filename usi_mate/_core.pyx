@@ -384,6 +384,19 @@ def _solve_with_line_cut(sfen, nodes, read_positions, post_search="None", hash_m
     return (_STATUS[r.status], [m.decode() for m in r.pv])
 
 
+def _solve_with_line_pass(sfen, nodes, line_pass, hash_mb=64):
+    """A MinLength solve (a fresh table of ``hash_mb`` MB) within ``nodes``, with or without
+    the search for shorter mates along the line from its end up: (status, moves). For
+    tests of that pass."""
+    cdef string c_sfen = sfen.encode()
+    cdef uint64_t c_nodes = nodes, c_mb = hash_mb
+    cdef bint c_pass = line_pass
+    cdef TLineSolve r
+    with nogil:
+        r = t_solve_with_line_pass(c_sfen, c_nodes, c_pass, c_mb)
+    return (_STATUS[r.status], [m.decode() for m in r.pv])
+
+
 # ---------------------------------------------------------------------------
 # Mate search
 
