@@ -88,38 +88,36 @@ inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nod
   return {int(r.status), int(r.pv.size()), r.min_length_proven};
 }
 
-// A solve on a fresh table of hash_mb MB whose line reads go on recorded
-// lengths after `read_positions` positions (SearchLimits::line_read_positions;
-// 0: never): the status (MateStatus) and the line in USI.
+// A solve within `limits` on a fresh table of hash_mb MB: the status
+// (MateStatus) and the line in USI.
 struct LineSolve {
   int status = 0;
   std::vector<std::string> pv;
 };
+inline LineSolve solve_fresh(const std::string& sfen, const SearchLimits& limits, uint64_t hash_mb) {
+  Solver solver(hash_mb);
+  SearchResult r = solver.solve(sfen, limits);
+  return {int(r.status), api::to_usi(r.pv)};
+}
+
+// A solve whose line reads go on recorded lengths after `read_positions`
+// positions (SearchLimits::line_read_positions; 0: never).
 inline LineSolve solve_with_line_cut(const std::string& sfen, uint64_t nodes, int post_search, uint64_t read_positions,
                                      uint64_t hash_mb) {
-  Solver solver(hash_mb);
   SearchLimits limits;
   limits.nodes = nodes;
   limits.post_search = PostSearchLevel(post_search);
   limits.line_read_positions = read_positions;
-  SearchResult r = solver.solve(sfen, limits);
-  LineSolve out{int(r.status), {}};
-  out.pv = api::to_usi(r.pv);
-  return out;
+  return solve_fresh(sfen, limits, hash_mb);
 }
 
-// A MinLength solve on a fresh table of hash_mb MB within `nodes`, with or
-// without the search for shorter mates along the line from its end up
-// (SearchLimits::line_pass): the status (MateStatus) and the line in USI.
+// A MinLength solve within `nodes`, with or without the search for shorter
+// mates along the line from its end up (SearchLimits::line_pass).
 inline LineSolve solve_with_line_pass(const std::string& sfen, uint64_t nodes, bool line_pass, uint64_t hash_mb) {
-  Solver solver(hash_mb);
   SearchLimits limits;
   limits.nodes = nodes;
   limits.line_pass = line_pass;
-  SearchResult r = solver.solve(sfen, limits);
-  LineSolve out{int(r.status), {}};
-  out.pv = api::to_usi(r.pv);
-  return out;
+  return solve_fresh(sfen, limits, hash_mb);
 }
 
 class Futility {
