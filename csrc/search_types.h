@@ -59,7 +59,7 @@ struct SearchLimits {
   // many positions (0: never), as it does past its deadline (mate_line.cpp).
   uint64_t line_read_positions = 0;
   // For tests: the shortest-mate search looks for shorter mates along its line
-  // from the end up when a step down from the root settles nothing
+  // from the end up after a round of attempts at the root that settles nothing
   // (post_search.cpp, shorten_along_line); false asks only at the root.
   bool line_pass = true;
 };
