@@ -1,7 +1,9 @@
 // After the first proof: the shortest mate (PostSearchLevel::MinLength) and
 // the mating line, within the caller's limits.
 #include <algorithm>
+#include <memory>
 
+#include "scoped_move.h"
 #include "solver.h"
 
 namespace usi_mate {
@@ -135,39 +137,34 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
 bool Solver::shorten_along_line(uint64_t root_key, uint16_t best, const std::vector<Move>& line, uint64_t effort) {
   int len = int(line.size());
   if (len < 5 || best < 5) return false;
-  std::vector<uint64_t> path_keys(size_t(len) + 1);
-  path_keys[0] = root_key;
-  int done = 0;
-  auto forward = [&] {
-    pos_->do_move(line[size_t(done)]);
-    uint64_t k = pos_->full_key();
-    path_.insert(k);
-    path_keys[size_t(done) + 1] = path_keys[size_t(done)] ^ k;
-    ++done;
-  };
+  // The line's moves, each with its position on the path, down to its last OR
+  // node (its last move mates); undone in reverse order, as extract_line does.
+  std::vector<std::unique_ptr<ScopedMove>> made;
+  uint64_t path_key = root_key;
   auto back = [&] {
-    path_.erase(pos_->full_key());
-    pos_->undo_move();
-    --done;
+    path_key ^= made.back()->key();
+    made.pop_back();
   };
-  // Down to the line's last OR node (its last move mates).
-  while (done < len - 1) forward();
+  for (int i = 0; i < len - 1; ++i) {
+    made.push_back(std::make_unique<ScopedMove>(*pos_, path_, line[size_t(i)]));
+    path_key ^= made.back()->key();
+  }
   uint64_t cap = std::max<uint64_t>(kMinAttemptNodes, effort / 4);
   {
     auto scope = monitor_.nested(nodes_, effort);
     for (int d = (len - 1) & ~1; d > 0 && !monitor_.exhausted(); d -= 2) {
-      while (done > d) back();
+      while (int(made.size()) > d) back();
       if (len - d < 3) continue;
       uint16_t b = uint16_t(len - d - 2);
       TTResult t = tt_->probe(tt_key(), attacker_hand(), b);
       if (t.found && (t.pn == 0 || t.dn == 0)) continue;
       auto local = monitor_.nested(nodes_, cap);
-      prove(d, path_keys[size_t(d)], b);
+      prove(d, path_key, b);
     }
   }
-  while (done > 1) back();
+  while (made.size() > 1) back();
   bool shorter = false;
-  if (done == 1) {
+  if (made.size() == 1) {
     TTResult t = tt_->probe(tt_key(), attacker_hand(), uint16_t(best - 3));
     shorter = t.found && t.pn == 0;
     back();

@@ -71,6 +71,12 @@ class Table {
   TranspositionTable tt_;
 };
 
+// A solve within `limits` on a fresh table of hash_mb MB.
+inline SearchResult solve_fresh(const std::string& sfen, const SearchLimits& limits, uint64_t hash_mb) {
+  Solver solver(hash_mb);
+  return solver.solve(sfen, limits);
+}
+
 // A MinLength solve (composers' count) on a fresh table of hash_mb MB with the first
 // ask of every futility judgement capped at `cap` nodes: the status
 // (MateStatus), the line's plies and whether the minimum is claimed proven.
@@ -80,25 +86,18 @@ struct CappedSolve {
   bool min_length_proven = false;
 };
 inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nodes, uint64_t cap, uint64_t hash_mb) {
-  Solver solver(hash_mb);
   SearchLimits limits;
   limits.nodes = nodes;
   limits.futility_node_cap = cap;
-  SearchResult r = solver.solve(sfen, limits);
+  SearchResult r = solve_fresh(sfen, limits, hash_mb);
   return {int(r.status), int(r.pv.size()), r.min_length_proven};
 }
 
-// A solve within `limits` on a fresh table of hash_mb MB: the status
-// (MateStatus) and the line in USI.
+// The status (MateStatus) and the line in USI.
 struct LineSolve {
   int status = 0;
   std::vector<std::string> pv;
 };
-inline LineSolve solve_fresh(const std::string& sfen, const SearchLimits& limits, uint64_t hash_mb) {
-  Solver solver(hash_mb);
-  SearchResult r = solver.solve(sfen, limits);
-  return {int(r.status), api::to_usi(r.pv)};
-}
 
 // A solve whose line reads go on recorded lengths after `read_positions`
 // positions (SearchLimits::line_read_positions; 0: never).
@@ -108,7 +107,8 @@ inline LineSolve solve_with_line_cut(const std::string& sfen, uint64_t nodes, in
   limits.nodes = nodes;
   limits.post_search = PostSearchLevel(post_search);
   limits.line_read_positions = read_positions;
-  return solve_fresh(sfen, limits, hash_mb);
+  SearchResult r = solve_fresh(sfen, limits, hash_mb);
+  return {int(r.status), api::to_usi(r.pv)};
 }
 
 // A MinLength solve within `nodes`, with or without the search for shorter
@@ -117,7 +117,8 @@ inline LineSolve solve_with_line_pass(const std::string& sfen, uint64_t nodes, b
   SearchLimits limits;
   limits.nodes = nodes;
   limits.line_pass = line_pass;
-  return solve_fresh(sfen, limits, hash_mb);
+  SearchResult r = solve_fresh(sfen, limits, hash_mb);
+  return {int(r.status), api::to_usi(r.pv)};
 }
 
 class Futility {
