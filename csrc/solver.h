@@ -48,6 +48,7 @@ class Solver {
   // is not there (the count is then unchanged).
   void set_threads(int n);
   int threads() const { return int(helpers_.size()) + 1; }
+  // Empties the table: the next solve searches exactly as a new solver's would.
   void clear();
   // Blocks until the search ends. Thread-safe against stop() from another thread.
   SearchResult solve(const std::string& sfen, const SearchLimits& limits);
@@ -87,6 +88,9 @@ class Solver {
     Solver& s_;
   };
   void help(uint16_t budget, bool fresh);
+  // After the table is emptied (clear, resize): what earlier solves left
+  // besides it, so that the next solve is a new solver's.
+  void forget_solves();
 
   // dfpn.cpp
   NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget);

@@ -590,6 +590,21 @@ def test_solver_reuse_and_clear():
     assert s.probe(sfen)[0] == "unknown"
 
 
+def test_a_cleared_solver_searches_as_a_new_one():
+    # Nothing of an earlier solve may survive clear(): zukou-022's futility judgements
+    # are cut short (a 51-ply first proof), and the next solve salted the table anew
+    # for that; the salt places entries, so the cleared solver's search differed
+    # (922,003 nodes against 921,994).
+    sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-022")
+    fresh = Solver(hash_mb=64).solve(sfen, nodes_limit=1_000_000)
+    reused = Solver(hash_mb=64)
+    reused.solve(sfen, nodes_limit=1_000_000)
+    for empty in (reused.clear, lambda: reused.resize(64)):
+        empty()
+        again = reused.solve(sfen, nodes_limit=1_000_000)
+        assert (again.nodes, again.moves) == (fresh.nodes, fresh.moves)
+
+
 def test_root_is_and_node_if_checked():
     # White to move is in check; read as the defender, black mates.
     p = Position("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1")
