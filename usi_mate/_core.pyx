@@ -652,7 +652,7 @@ cdef class Solver:
         return self._state
 
     def resize(self, hash_mb):
-        """Reallocate the table with a new size (clears it)."""
+        """Reallocate the table with a new size (clears it, as clear() does)."""
         size = self._validate_hash(hash_mb)
         with self._lock:
             if self._state != "idle":
@@ -661,7 +661,8 @@ cdef class Solver:
             self._hash_mb = size
 
     def clear(self):
-        """Forget everything the table has learnt."""
+        """Forget everything the table has learnt: the next solve() searches exactly as a
+        new Solver's would (with one thread: the same nodes and the same line)."""
         with self._lock:
             if self._state != "idle":
                 raise RuntimeError("cannot clear the table while a search runs")
