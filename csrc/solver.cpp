@@ -110,7 +110,12 @@ void Solver::help(uint16_t budget, bool fresh) {
 }
 
 void Solver::resize(uint64_t hash_mb) {
-  tt_->resize(hash_mb);
+  try {
+    tt_->resize(hash_mb);
+  } catch (...) {
+    forget_solves();  // a refused size puts the old one back, empty
+    throw;
+  }
   forget_solves();
 }
 
