@@ -54,7 +54,7 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
   }
   uint64_t key = tt_key();
   Hand hand = attacker_hand();
-  TTResult r = tt_->probe(key, hand, budget);
+  TTResult r = tt_->probe(key, hand, budget, own_budget_estimates_);
   if (r.found && (r.pn == 0 || r.dn == 0)) {
     c.pn = r.pn;
     c.dn = r.dn;
@@ -300,8 +300,9 @@ void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t
     }
   } else {
     // Unresolved (thresholds reached or the budget spent): the estimates stay
-    // valid lower bounds of the work left, for the next visit.
-    tt_->store(key, attacker_hand(), pn, dn, 0, amount);
+    // valid lower bounds of the work left, for the next visit, marked with the
+    // budget they were made under.
+    tt_->store(key, attacker_hand(), pn, dn, f.budget, amount);
   }
 }
 

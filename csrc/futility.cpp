@@ -46,7 +46,19 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
           // Mates this short are proven in a few hundred nodes; the cap keeps
           // a hard capture line from costing a full search (it is then real
           // resistance), and the memo asks each question once per solve.
+          //
+          // The sub-search reads only the estimates made under its own
+          // budget. Those the other searches left there (the first proof's,
+          // unbounded, or a longer attempt's) measure other questions, and
+          // their large proof numbers held the capped sub-search off the
+          // short mate: on yaneuraou mate11-0670 (first proof 23 plies) 1,415
+          // judgements were cut short, each counting a futile drop as
+          // resistance, and "mate within 21" stayed unproven for 20 M nodes;
+          // reading own estimates only, 38 were, and the 11-ply mate was
+          // proven minimal in 1.3 M (BENCHMARKS.md, sixth session).
           NodeValue v;
+          bool own = own_budget_estimates_;
+          own_budget_estimates_ = true;
           path_.insert(q_key);
           if (bound == 0) {
             // "Mate at once": a look at the replies, no search to cap.
@@ -57,6 +69,7 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
             v = prove(ply + 2, path_key ^ dropped.key() ^ q_key, bound);
           }
           path_.erase(q_key);
+          own_budget_estimates_ = own;
           cut = bound != 0 && monitor_.should_stop(nodes_);  // (a budget-0 look is never cut)
           if (v.pn == 0) {
             r.found = true;

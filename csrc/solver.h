@@ -178,6 +178,9 @@ class Solver {
   // are added when they are joined): a length or a "no mate within b" proven
   // after one may rest on it, so none is claimed proven.
   uint64_t cut_judgements_ = 0;
+  // While a futility judgement's sub-search runs: it reads only the estimates
+  // made under its own budget (TranspositionTable::probe, futility.cpp).
+  bool own_budget_estimates_ = false;
   // Table keys with futility are salted apart from those without (bounded
   // results differ), and anew (one generation on) after a solve that counted
   // cut judgements and for each verify_min_length, so that no claim rests on

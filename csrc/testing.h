@@ -59,8 +59,8 @@ class Table {
   void store(uint64_t key, const std::vector<int>& hand, uint32_t pn, uint32_t dn, uint16_t len, uint32_t amount) {
     tt_.store(TranspositionTable::fix_key(key), hand_from_counts(hand), pn, dn, len, amount);
   }
-  ProbeResult probe(uint64_t key, const std::vector<int>& hand, uint16_t budget) const {
-    TTResult r = tt_.probe(TranspositionTable::fix_key(key), hand_from_counts(hand), budget);
+  ProbeResult probe(uint64_t key, const std::vector<int>& hand, uint16_t budget, bool own_budget_only) const {
+    TTResult r = tt_.probe(TranspositionTable::fix_key(key), hand_from_counts(hand), budget, own_budget_only);
     return {r.pn, r.dn, hand_to_counts(r.hand), r.mate_len, r.amount, r.found};
   }
   void new_search() { tt_.new_search(); }

@@ -79,7 +79,7 @@ bool covered(const TTEntry& e, Hand hand, uint32_t pn, uint16_t mate_len) {
 
 }  // namespace
 
-TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) const {
+TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget, bool own_budget_only) const {
   TTResult r;
   uint64_t i = index(key);
   const Cluster& c = clusters_[i];
@@ -90,6 +90,7 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget) con
   // Unknown entries never leave their cluster.
   for (const TTEntry& e : c.e) {
     if (e.key != key || e.pn == 0 || e.dn == 0) continue;
+    if (own_budget_only && e.mate_len != budget) continue;
     if (e.hand == hand) {
       r.pn = std::max(r.pn, e.pn);
       r.dn = std::max(r.dn, e.dn);

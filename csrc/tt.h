@@ -6,7 +6,10 @@
 //                and an attacker hand containing it is proven too;
 //   - disproven (dn == 0): hand is a disproof hand; any position with the same
 //                board and an attacker hand contained in it is disproven too;
-//   - unknown: hand is the exact hand, pn/dn are the current estimates.
+//   - unknown: hand is the exact hand, pn/dn are the current estimates, and
+//                mate_len the budget the node was searched with (BUDGET_NONE:
+//                unbounded): estimates answer one question, "mate within that
+//                budget?", and a probe can ask for those of its own budget only.
 //
 // Entry layout (32 bytes, two to a cache line):
 //   +----------------+--------+--------+--------+--------+-------+-------+--------+
@@ -52,7 +55,8 @@ struct TTEntry {
   uint32_t dn;
   uint32_t amount;      // nodes spent below this entry (saturating): what replacement keeps
   uint16_t mate_len;    // proven: plies of the mate found (an upper bound of the shortest);
-                        // disproven: no mate is shorter than this (LEN_INF: no mate at all)
+                        // disproven: no mate is shorter than this (LEN_INF: no mate at all);
+                        // unknown: the budget the estimates were made under
   uint16_t generation;  // the search that wrote it: older searches' entries are evicted first
   // The 4 bytes that were alignment padding, in the cache line the probe reads
   // anyway: the first entry's is the spin lock of its cluster pair while
@@ -98,9 +102,12 @@ class TranspositionTable {
   // Looks up (key, hand) for a search that allows mates of up to `budget`
   // plies. Proofs of at most `budget` plies and disproofs of every mate of at
   // most `budget` plies apply through superiority; unknown entries of
-  // superior/inferior hands tighten the estimates.
-  TTResult probe(uint64_t key, Hand hand, uint16_t budget = BUDGET_NONE) const;
-  // Stores a node's values. For resolved nodes, hand is the proof/disproof hand.
+  // superior/inferior hands tighten the estimates; with own_budget_only, only
+  // those made under this same budget (the futility judgements' sub-searches,
+  // futility.cpp, which other questions' estimates starve).
+  TTResult probe(uint64_t key, Hand hand, uint16_t budget = BUDGET_NONE, bool own_budget_only = false) const;
+  // Stores a node's values. For resolved nodes, hand is the proof/disproof
+  // hand; for unknown ones mate_len is the budget of the search (see above).
   void store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount);
   // Starts loading the cluster of key into the cache (all four of its lines).
   void prefetch(uint64_t key) const {

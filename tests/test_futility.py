@@ -3,7 +3,8 @@ minimum never rests on a judgement cut short."""
 
 from __future__ import annotations
 
-from oracle import load_labelled
+import pytest
+from oracle import external_labelled, load_labelled
 
 from usi_mate._core import _FutilityMemo, _solve_with_futility_cap
 
@@ -57,3 +58,17 @@ def test_a_shorter_mate_found_while_settling_judgements_is_the_answer():
     for ident, plies in (("gen-0427", 3), ("gen-0599", 5), ("gen-0849", 7)):
         answer = _solve_with_futility_cap(generated[ident], 2_000_000, 1)
         assert answer == ("mate", plies, True), ident
+
+
+@pytest.mark.parametrize(
+    "sfen, expected, ident",
+    external_labelled(
+        "yaneuraou500m_mate11.sfen", lambda items: [i for i in items if i[2].endswith("-0670")]
+    ),
+)
+def test_judgements_read_only_estimates_of_their_own_budget(sfen, expected, ident):
+    # The first proof is 23 plies (S*5d); the 11-ply mate starts S*3d. When the
+    # judgements' capped sub-searches read the first proof's (unbounded)
+    # estimates, over a thousand were cut short, their drops counted as
+    # resistance, and "mate within 21" stayed unproven for 20 M nodes.
+    assert _solve_with_futility_cap(sfen, 3_000_000, 3000) == ("mate", int(expected), True)

@@ -64,6 +64,25 @@ def test_unknown_entries_raise_estimates_by_superiority():
     assert pn == 1 and dn == 4
 
 
+def test_unknown_entries_keep_the_budget_they_were_searched_with():
+    # Estimates answer one question ("mate within b?"); a futility judgement's
+    # sub-search reads only those of its own budget (csrc/futility.cpp).
+    tt = _TranspositionTable()
+    tt.store(6, hand(G=1), 40, 3, mate_len=NONE)  # the unbounded first proof's
+    tt.store(6, hand(G=1, S=1), 25, 2, mate_len=9)  # an attempt's, 9 plies left
+    assert tt.probe(6, hand(G=1), budget=5)[:2] == (40, 3)  # shared by default
+    assert not tt.probe(6, hand(G=1), budget=5, own_budget_only=True)[5]
+    assert tt.probe(6, hand(G=1), budget=NONE, own_budget_only=True)[:2] == (40, 3)
+    assert tt.probe(6, hand(G=1, S=1), budget=9, own_budget_only=True)[:2] == (25, 2)
+    # By superiority too: the 9-ply estimates raise pn for a smaller hand, the
+    # unbounded one dn for a larger hand, each only under its own budget.
+    assert tt.probe(6, hand(G=1), budget=9, own_budget_only=True)[:2] == (25, 1)
+    assert tt.probe(6, hand(G=1, S=1), budget=NONE, own_budget_only=True)[:2] == (1, 3)
+    # Resolved entries apply whatever the flag: they answer every budget they cover.
+    tt.store(6, hand(G=1), 0, INF, mate_len=7)
+    assert tt.probe(6, hand(G=1), budget=9, own_budget_only=True)[:2] == (0, INF)
+
+
 def test_a_full_cluster_replaces_older_searches_first():
     tt = _TranspositionTable()
     for i in range(8):  # one key, eight hands: one cluster of 8 entries

@@ -115,7 +115,7 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
     cdef cppclass TTable "usi_mate::testing::Table":
         TTable(uint64_t mb) except +
         void store(uint64_t, const vector[int]&, unsigned int, unsigned int, unsigned short, unsigned int) except +
-        TProbe probe(uint64_t, const vector[int]&, unsigned short) except +
+        TProbe probe(uint64_t, const vector[int]&, unsigned short, bint) except +
         void new_search()
         void clear()
         int hashfull()

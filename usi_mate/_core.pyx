@@ -261,12 +261,15 @@ cdef class _TranspositionTable:
         del self._t
 
     def store(self, key, hand, pn, dn, mate_len=0, amount=1):
-        """Store an entry: proven (pn 0), disproven (dn 0) or unknown."""
+        """Store an entry: proven (pn 0), disproven (dn 0) or unknown (``mate_len``: its budget)."""
         self._t.store(key, _hand_counts(hand), pn, dn, mate_len, amount)
 
-    def probe(self, key, hand, budget=_NO_BUDGET):
-        """(pn, dn, hand, mate_len, amount, found) for ``hand`` in a search of ``budget`` plies."""
-        cdef TProbe r = self._t.probe(key, _hand_counts(hand), budget)
+    def probe(self, key, hand, budget=_NO_BUDGET, own_budget_only=False):
+        """(pn, dn, hand, mate_len, amount, found) for ``hand`` in a search of ``budget`` plies.
+
+        ``own_budget_only``: unknown entries count only when stored under ``budget``.
+        """
+        cdef TProbe r = self._t.probe(key, _hand_counts(hand), budget, own_budget_only)
         return (r.pn, r.dn, _hand_dict(r.hand), r.mate_len, r.amount, r.found)
 
     def new_search(self):
