@@ -29,6 +29,18 @@ constexpr auto kGraceTime = SearchMonitor::kGraceTime;
 // Without caller limits, the fallbacks stop after 2 M and 10 M nodes.
 constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 
+// Without a caller's time or node limit, the length search ends when it
+// stalls: no progress (a shorter mate, a higher lower bound, a shorter mate
+// along the line) for kStallFactor times the nodes at which its last shorter
+// mate was found, at least kStallFactor x kStallMinNodes. Before, a minimum it
+// could not prove kept it searching for ever: zukou-001 (published 69) had its
+// 69-ply line at 29 M nodes (12 s) and was still searching, its table 99%
+// full, at 255 s. Under a limit the caller's budget is spent as before (a
+// stop of this kind under node limits cost answers, BENCHMARKS.md, fifth
+// session).
+constexpr uint64_t kStallFactor = 8;
+constexpr uint64_t kStallMinNodes = 1000000;
+
 // A first proof this short: every futility judgement of the length search and
 // the line is asked without a cap (a cut one then never needs
 // verify_min_length). yaneuraou mate-11 (1000 problems, 10 s each): 65.1 s
@@ -78,13 +90,33 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
   bool verifying = kept == nullptr;
   // (Verifying, the step down to best - 2 is expected to fail: start small.)
   uint64_t effort = verifying ? kMinAttemptNodes : std::max<uint64_t>(nodes_, kMinAttemptNodes);
+  // Without a caller's limit: the nodes left before the search counts as
+  // stalled (kStallFactor times the nodes of the last shorter mate, counted
+  // from the last progress of either bound).
+  bool unlimited = !verifying && !limits_.nodes && !limits_.time_ms;
+  uint64_t shorter_at = nodes_, progress_at = nodes_;
+  auto stall_left = [&]() -> uint64_t {
+    uint64_t allowed = kStallFactor * std::max(shorter_at, kStallMinNodes);
+    uint64_t since = nodes_ - progress_at;
+    return since >= allowed ? 0 : allowed - since;
+  };
+  auto capped = [&](uint64_t nodes) { return unlimited ? std::min(nodes, stall_left()) : nodes; };
   auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
     if (kept) keep_line(root_key, best, *kept);
     NodeValue w;
     {
-      auto scope = monitor_.nested(nodes_, effort);
+      auto scope = monitor_.nested(nodes_, capped(effort));
       w = prove_root(root_key, uint16_t(b), false);
     }
+    // Progress: a shorter mate, or a higher lower bound. The allowance is
+    // the shorter mate's: measured from each progress of a higher lower
+    // bound, it kept zukou-001 going (the probes halfway raise it now and
+    // then, each time growing the allowance eightfold: 765 M nodes after
+    // the 69-ply line at 29 M, and no end); counting the shorter mates
+    // only cost zukou-016 its proven minimum (23 plies at 14 k nodes, the
+    // lower bound raised at 0.2, 5.9, 8.9, 11.8 and 13.6 M nodes).
+    if (w.pn == 0) shorter_at = nodes_;
+    if (w.pn == 0 || (w.dn == 0 && !depth_cut_)) progress_at = nodes_;
     if (w.pn == 0) {
       best = std::min<uint16_t>(best, w.mate_len);
       if (!verifying) {
@@ -103,7 +135,10 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
     }
     return 0;
   };
-  auto spent = [&] { return verifying ? monitor_.should_stop(nodes_) : monitor_.caller_budget_spent(); };
+  auto spent = [&] {
+    if (verifying) return monitor_.should_stop(nodes_);
+    return monitor_.caller_budget_spent() || (unlimited && stall_left() == 0);
+  };
   while (!spent() && int(best) - 2 > lo) {
     if (attempt(int(best) - 2) != 0) continue;
     if (spent()) break;
@@ -114,7 +149,8 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
     }
     if (!progress && kept && limits_.line_pass && !spent()) {
       keep_line(root_key, best, *kept);
-      progress = shorten_along_line(root_key, best, kept->moves, effort);
+      progress = shorten_along_line(root_key, best, kept->moves, capped(effort));
+      if (progress) shorter_at = progress_at = nodes_;
     }
     if (!progress) effort *= 2;
   }

@@ -580,6 +580,28 @@ def test_an_infinite_threshold_stays_infinite_below_a_saturated_sum():
     assert result.certification.status == "certified"
 
 
+def test_an_unlimited_shortest_mate_search_ends_when_it_stalls():
+    # zukou-011 (published 49): the 49-ply line comes within 0.2 M nodes, but "no mate
+    # within 47" is not settled, and without a time or node limit the length search
+    # used to go on until the minimum was proven, for ever here (zukou-001: still
+    # searching after 255 s, its table 99% full). It now ends when neither bound has
+    # moved for eight times the nodes of its last shorter mate, at least 8 M nodes:
+    # 8.0 M nodes. The stop() is only a safety net, so that a search that does not end
+    # fails the test instead of hanging it.
+    sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-011")
+    s = Solver(hash_mb=64)
+    guard = threading.Timer(120, s.stop)
+    guard.start()
+    try:
+        result = s.solve(sfen)
+    finally:
+        guard.cancel()
+    assert result.status == "mate"
+    assert not result.min_length_proven
+    assert result.mate_length == len(result.moves) == 49
+    assert result.nodes < 10_000_000  # 8 M and the line's reads, not a stop()
+
+
 def test_solver_reuse_and_clear():
     s = Solver(hash_mb=8)
     sfen, expected, ident, _ = next(g for g in GENERATED if g[1] == "7")

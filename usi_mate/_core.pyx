@@ -734,7 +734,12 @@ cdef class Solver:
         it as it is, "UpperBound" a line as long as its proven bound, and
         "MinLength" (default) keeps searching until no shorter mate exists, so
         the line has the shortest length under the longest defence; a time or
-        node limit or stop() returns the best line proven so far.
+        node limit or stop() returns the best line proven so far. Without
+        either limit the search for a shorter mate also ends when it stalls
+        (neither a shorter mate nor a higher lower bound for eight times the
+        nodes at which its last shorter mate was found, at least 8 M nodes):
+        a minimum it cannot prove would keep it searching for ever.
+        ``min_length_proven`` is then False.
 
         With ``ignore_futile_interpositions`` (default) the shortest-mate search
         does not count futile interpositions (無駄合, docs/FUTILE.md) as

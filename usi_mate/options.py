@@ -227,7 +227,8 @@ OPTIONS: tuple[Option, ...] = (
         choices=POST_SEARCH_LEVELS,
         help="After the first proof: None answers it as found; UpperBound answers a line as "
         "long as its proven bound; MinLength keeps searching until the shortest mate under "
-        "the longest defence is proven (stop or the time limit answers the best line so far).",
+        "the longest defence is proven (stop or the time limit answers the best line so far; "
+        "after go mate infinite also when the search for a shorter mate stalls).",
     ),
     CheckOption(
         "IgnoreFutileInterpositions",
