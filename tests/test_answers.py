@@ -70,11 +70,32 @@ def test_generated_futile_interpositions_both_counts(sfen, expected, ident, stri
     solver = Solver(hash_mb=64)
     result = solver.solve(sfen, nodes_limit=NODES)
     assert result.mate_length == int(expected) and result.min_length_proven, ident
+    # The proven minimum is the longest defence's; the line may take a shorter one
+    # that leaves no spare pieces (gen-1122: a 9-ply line, the minimum 11).
+    assert result.min_length >= result.mate_length, ident
     assert check_mate_line(sfen, result.moves) is None
     strict_result = solver.solve(sfen, nodes_limit=NODES, ignore_futile_interpositions=False)
     assert strict_result.mate_length == strict > int(expected), ident
-    assert strict_result.min_length_proven, ident
+    assert strict_result.min_length_proven and strict_result.min_length == strict, ident
     assert check_mate_line(sfen, strict_result.moves, allow_futile_end=False) is None
+
+
+def test_the_proven_minimum_is_reported_whichever_defence_the_line_takes():
+    # gen-1122 under the composers' count: the longest defence (11 plies) leaves the
+    # attacker a spare piece, so the line takes a 9-ply one that leaves none, as the
+    # classics count. The result says both: the line (mate_length 9) and the proven
+    # minimum (min_length 11), which the strict count proves as well. Without the
+    # field a reader saw "9, minimum proven" here and "11, minimum proven" where
+    # another table led the line through another first move (mate11-0624).
+    sfen = next(s for s, _, i, _ in GENERATED if i == "gen-1122")
+    solver = Solver(hash_mb=64)
+    result = solver.solve(sfen, nodes_limit=NODES)
+    assert (result.mate_length, result.min_length_proven, result.min_length) == (9, True, 11)
+    strict = solver.solve(sfen, nodes_limit=NODES, ignore_futile_interpositions=False)
+    assert (strict.mate_length, strict.min_length_proven, strict.min_length) == (11, True, 11)
+    # Not proven: no minimum to report.
+    first = solver.solve(sfen, nodes_limit=NODES, post_search="None")
+    assert first.status == "mate" and first.min_length is None
 
 
 def test_generated_strict_lengths():

@@ -34,6 +34,7 @@ RECORD_FIELDS = [
     "agrees",
     "error",
     "min_length_proven",
+    "min_length",
     "certified",
     "source",
     "line",
@@ -67,6 +68,7 @@ def make_record(
     search raised, or its worker process died: ``error`` says which).
     """
     min_length_proven = None
+    min_length = None
     certified = None
     if result is None:
         status = "invalid" if problem.sfen is None else "error"
@@ -79,6 +81,8 @@ def make_record(
             # Whether no shorter mate exists (the shortest-mate post-search
             # finished); None from a core that does not report it.
             min_length_proven = getattr(result, "min_length_proven", None)
+            # That proven minimum: the longest defence's, which the line may not take.
+            min_length = getattr(result, "min_length", None)
         certification = getattr(result, "certification", None)
         if certification is not None:
             certified = certification.status
@@ -102,6 +106,7 @@ def make_record(
         "agrees": agrees,
         "error": error,
         "min_length_proven": min_length_proven,
+        "min_length": min_length,
         "certified": certified,
         "source": problem.source,
         "line": problem.line,

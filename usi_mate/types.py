@@ -71,6 +71,10 @@ class MateResult:
     certification: Certification | None = None  # only for "nomate" with certify=True
     stop_reason: StopReason | None = None
     line_nodes: int = 0
+    # With ``min_length_proven``: that proven minimum, in plies (None otherwise). It is
+    # the same whichever line is read: two runs of yaneuraou mate11-0624 answered a
+    # 9-ply and an 11-ply line, both "proven", where the minimum is 11 in both.
+    min_length: int | None = None
 
     @property
     def mate_length(self) -> int | None:
