@@ -37,9 +37,10 @@ constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 // 69-ply line at 29 M nodes (12 s) and was still searching, its table 99%
 // full, at 255 s. Under a limit the caller's budget is spent as before (a
 // stop of this kind under node limits cost answers, BENCHMARKS.md, fifth
-// session).
+// session). The floor, 64 M nodes (20-30 s): with 8 M, zukou-011, 046 and
+// 076 stopped before the minima the search proves at 59, 40 and 69 M.
 constexpr uint64_t kStallFactor = 8;
-constexpr uint64_t kStallMinNodes = 1000000;
+constexpr uint64_t kStallMinNodes = 8000000;
 
 // A first proof this short: every futility judgement of the length search and
 // the line is asked without a cap (a cut one then never needs
@@ -96,7 +97,7 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
   bool unlimited = !verifying && !limits_.nodes && !limits_.time_ms;
   uint64_t shorter_at = nodes_, progress_at = nodes_;
   auto stall_left = [&]() -> uint64_t {
-    uint64_t allowed = kStallFactor * std::max(shorter_at, kStallMinNodes);
+    uint64_t allowed = kStallFactor * std::max(shorter_at, stall_min_nodes_ ? stall_min_nodes_ : kStallMinNodes);
     uint64_t since = nodes_ - progress_at;
     return since >= allowed ? 0 : allowed - since;
   };

@@ -68,6 +68,10 @@ class Solver {
   // mode: for tests and tools.
   TTResult probe(const Position& pos, bool and_root) const;
   uint64_t hash_bytes() const { return tt_->size_bytes(); }
+  // For tests: the least allowance of an unlimited length search before it
+  // counts as stalled is kStallFactor x this many nodes (0: kStallMinNodes,
+  // post_search.cpp), so that a test sees the stall in seconds.
+  void set_stall_min_nodes(uint64_t nodes) { stall_min_nodes_ = nodes; }
 
   // Why a position cannot be searched with `attacker` attacking ("" when it can).
   static std::string unsearchable(const Position& pos, Color attacker);
@@ -190,7 +194,8 @@ class Solver {
   static uint64_t futile_salt_of(uint64_t generation) {
     return mix64(0x5a5a5a5a5a5a5a5aULL + generation) & ~1ULL;  // bit 0 clear: it is the side-to-move bit
   }
-  bool depth_cut_ = false;  // some path reached max_ply: a "no mate" may rest on the cut
+  uint64_t stall_min_nodes_ = 0;  // set_stall_min_nodes
+  bool depth_cut_ = false;        // some path reached max_ply: a "no mate" may rest on the cut
   int max_ply_reached_ = 0;
   ProgressFn progress_fn_ = nullptr;
   void* progress_ctx_ = nullptr;

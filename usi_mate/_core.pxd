@@ -64,6 +64,7 @@ cdef extern from "solver.h" namespace "usi_mate":
         void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms)
         int hashfull()
         uint64_t hash_bytes()
+        void set_stall_min_nodes(uint64_t nodes)
 
 
 cdef extern from "api.h" namespace "usi_mate::api":

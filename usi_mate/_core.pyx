@@ -671,6 +671,15 @@ cdef class Solver:
                 raise RuntimeError("cannot clear the table while a search runs")
             self._solver.clear()
 
+    def _set_stall_min_nodes(self, nodes):
+        """For tests: an unlimited MinLength search counts as stalled after at least
+        8 x ``nodes`` nodes without progress (0: the default, 8 M; docs/DFPN.md)."""
+        cdef uint64_t n = check_int("nodes", nodes, 0, MAX_NODES) or 0
+        with self._lock:
+            if self._state != "idle":
+                raise RuntimeError("cannot change the solver while a search runs")
+            self._solver.set_stall_min_nodes(n)
+
     def arm(self):
         """Prepare the next solve(): a stop() from now on stops it, even before it starts.
 
@@ -737,7 +746,7 @@ cdef class Solver:
         node limit or stop() returns the best line proven so far. Without
         either limit the search for a shorter mate also ends when it stalls
         (neither a shorter mate nor a higher lower bound for eight times the
-        nodes at which its last shorter mate was found, at least 8 M nodes):
+        nodes at which its last shorter mate was found, at least 64 M nodes):
         a minimum it cannot prove would keep it searching for ever.
         ``min_length_proven`` is then False.
 
