@@ -37,8 +37,9 @@ constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 // 69-ply line at 29 M nodes (12 s) and was still searching, its table 99%
 // full, at 255 s. Under a limit the caller's budget is spent as before (a
 // stop of this kind under node limits cost answers, BENCHMARKS.md, fifth
-// session). The floor, 64 M nodes (20-30 s): with 8 M, zukou-011, 046 and
-// 076 stopped before the minima the search proves at 59, 40 and 69 M.
+// session). The floor, 64 M nodes (20-30 s): with 8 M, 8 of 40 problems of
+// 図巧 + 無双 stopped before the minima the search proves at 40-273 M nodes
+// (zukou-011, 046, 076, 086, 096, muso-031, 061, 076).
 constexpr uint64_t kStallFactor = 8;
 constexpr uint64_t kStallMinNodes = 8000000;
 

@@ -673,7 +673,7 @@ cdef class Solver:
 
     def _set_stall_min_nodes(self, nodes):
         """For tests: an unlimited MinLength search counts as stalled after at least
-        8 x ``nodes`` nodes without progress (0: the default, 8 M; docs/DFPN.md)."""
+        8 x ``nodes`` nodes without progress (0: the default, 8 x 8 M; docs/DFPN.md)."""
         cdef uint64_t n = check_int("nodes", nodes, 0, MAX_NODES) or 0
         with self._lock:
             if self._state != "idle":
