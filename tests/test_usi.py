@@ -13,6 +13,7 @@ import time
 import types
 
 import pytest
+from oracle import load_labelled
 
 from usi_mate import Solver, __version__
 from usi_mate.options import OPTIONS, OptionValues, SpinOption
@@ -548,6 +549,21 @@ def test_go_infinite_waits_for_stop(usi):
     assert answers(out.since(start)) == []
     send("stop")
     assert answers(out.since(start)) == ["bestmove G*5b"]
+
+
+def test_go_mate_infinite_answers_when_the_shortest_mate_search_stalls(usi):
+    # zukou-011 (published 49): `go mate infinite` used to search on until stop where
+    # the minimum is not proven. The length search now ends by itself when it stalls
+    # (test_solver.py); the floor of that rule is lowered here so that it does so
+    # within seconds (at 8.0 M nodes), and the answer comes unasked.
+    sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-011")
+    out, send = usi.out, usi.send
+    send("setoption name USI_Hash value 64", "isready")
+    usi.engine._solver._set_stall_min_nodes(1_000_000)
+    start = send(f"position sfen {sfen}", "go mate infinite")
+    out.wait_for("checkmate", start, timeout=120)
+    (answer,) = answers(out.since(start))
+    assert len(answer.split()) - 1 == 49
 
 
 def test_go_ponder_answers_after_ponderhit(usi):
