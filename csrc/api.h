@@ -130,8 +130,7 @@ struct SolveOutput {
   int hashfull = 0;
   int max_ply = 0;
   std::string error;
-  bool min_length_proven = false;
-  int min_length = 0;  // SearchResult::min_length
+  int min_length = 0;  // SearchResult::min_length (0: the minimum is not proven)
   // Disproof certificate (see DisproofCertificate): 0 none, 1 built, 2 incomplete, 3 failed.
   int cert_status = 0;
   std::vector<std::pair<std::string, std::string>> cert_refutations;
@@ -164,7 +163,6 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   out.hashfull = r.hashfull;
   out.max_ply = r.max_ply_reached;
   out.error = r.error;
-  out.min_length_proven = r.min_length_proven;
   out.min_length = r.min_length;
   const DisproofCertificate& c = r.certificate;
   out.cert_status = int(c.status);

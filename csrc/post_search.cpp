@@ -423,7 +423,6 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   root_dn_ = PN_INF;
   if (ok) {
     result.status = MateStatus::Mate;
-    result.min_length_proven = proven_min;
     if (proven_min) result.min_length = best;
   } else {
     result.pv.clear();

@@ -103,12 +103,13 @@ struct SearchResult {
   uint64_t time_ms = 0;
   int hashfull = 0;
   int max_ply_reached = 0;
-  std::string error;               // Invalid: why the position cannot be searched; else a note
-  bool min_length_proven = false;  // no shorter mate exists (PostSearchLevel::MinLength finished)
-  // With min_length_proven: the proven shortest mate under the longest defence,
-  // in plies. The line (pv) follows the composers' choices among defences and
-  // can be shorter (a longer defence that leaves the attacker spare pieces).
+  std::string error;  // Invalid: why the position cannot be searched; else a note
+  // No shorter mate exists (PostSearchLevel::MinLength finished): the proven
+  // shortest mate under the longest defence, in plies (0: not proven). The
+  // line (pv) follows the composers' choices among defences and can be
+  // shorter (a longer defence that leaves the attacker spare pieces).
   int min_length = 0;
+  bool min_length_proven() const { return min_length > 0; }
   DisproofCertificate certificate;  // filled for "no mate" when SearchLimits::certify_nodes > 0
 };
 

@@ -90,7 +90,7 @@ inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nod
   limits.nodes = nodes;
   limits.futility_node_cap = cap;
   SearchResult r = solve_fresh(sfen, limits, hash_mb);
-  return {int(r.status), int(r.pv.size()), r.min_length_proven};
+  return {int(r.status), int(r.pv.size()), r.min_length_proven()};
 }
 
 // The status (MateStatus) and the line in USI.

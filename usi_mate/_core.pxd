@@ -78,7 +78,6 @@ cdef extern from "api.h" namespace "usi_mate::api":
         int hashfull
         int max_ply
         string error
-        bint min_length_proven
         int min_length
         int cert_status
         vector[pair[string, string]] cert_refutations
