@@ -807,7 +807,6 @@ cdef class Solver:
             time_ms=out["time_ms"],
             hashfull=out["hashfull"],
             error=out["error"] or None,
-            min_length_proven=out["min_length"] > 0,
             min_length=out["min_length"] or None,
             certification=certification,
             stop_reason=_STOP_REASON[out["stop_reason"]],

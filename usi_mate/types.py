@@ -61,20 +61,26 @@ class MateResult:
     time_ms: int = 0
     hashfull: int = 0
     error: str | None = None
-    # No shorter mate exists (post_search="MinLength" finished; under the composers'
-    # count with every futility judgement it rests on settled, docs/FUTILE.md). The
-    # proven minimum is that of the longest defence; the line (``mate_length``) follows
-    # the composers' choices among defences and can be shorter where every longer
-    # defence leaves the attacker spare pieces (generated gen-1122: a 9-ply line, an
-    # 11-ply minimum; docs/DFPN.md "Composers' choices among defences").
-    min_length_proven: bool = False
     certification: Certification | None = None  # only for "nomate" with certify=True
     stop_reason: StopReason | None = None
     line_nodes: int = 0
-    # With ``min_length_proven``: that proven minimum, in plies (None otherwise). It is
-    # the same whichever line is read: two runs of yaneuraou mate11-0624 answered a
-    # 9-ply and an 11-ply line, both "proven", where the minimum is 11 in both.
+    # The proven shortest mate in plies, None when not proven (see min_length_proven).
+    # It is the same whichever line is read: two runs of yaneuraou mate11-0624
+    # answered a 9-ply and an 11-ply line, both "proven", where the minimum is 11.
     min_length: int | None = None
+
+    @property
+    def min_length_proven(self) -> bool:
+        """No shorter mate exists: ``min_length`` is set.
+
+        post_search="MinLength" finished (under the composers' count with every futility
+        judgement it rests on settled, docs/FUTILE.md). The proven minimum is that of the
+        longest defence; the line (``mate_length``) follows the composers' choices among
+        defences and can be shorter where every longer defence leaves the attacker spare
+        pieces (generated gen-1122: a 9-ply line, an 11-ply minimum; docs/DFPN.md
+        "Composers' choices among defences").
+        """
+        return self.min_length is not None
 
     @property
     def mate_length(self) -> int | None:
