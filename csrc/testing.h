@@ -93,6 +93,31 @@ inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nod
   return {int(r.status), int(r.pv.size()), r.min_length_proven()};
 }
 
+// "Is there a mate within max_length plies?" (SearchLimits::max_length, then
+// the shortest mate within it), under the composers' count (`futile`) or the
+// strict one, each futility judgement first asked with a `cap`-node
+// sub-search (0: kFutilityNodeCap; a huge cap settles every judgement). What
+// scripts/published_length.py reads a published length with.
+struct BoundedAsk {
+  int status = 0;       // MateStatus
+  int plies = 0;        // the line's, when a mate is found
+  int min_length = 0;   // the proven shortest (0: not proven)
+  int stop_reason = 0;  // StopReason: LengthLimit is "no mate within max_length", proven
+  bool cut = false;     // none found, but a judgement was cut short: nothing proven
+  uint64_t nodes = 0;
+};
+inline BoundedAsk ask_within(const std::string& sfen, int max_length, uint64_t nodes, uint64_t cap, bool futile,
+                             uint64_t hash_mb) {
+  SearchLimits limits;
+  limits.nodes = nodes;
+  limits.max_length = max_length;
+  limits.futility_node_cap = cap;
+  limits.ignore_futile_interpositions = futile;
+  SearchResult r = solve_fresh(sfen, limits, hash_mb);
+  bool cut = r.status == MateStatus::Unknown && r.stop_reason == StopReason::None && !r.error.empty();
+  return {int(r.status), int(r.pv.size()), r.min_length, int(r.stop_reason), cut, r.nodes};
+}
+
 // The status (MateStatus) and the line in USI.
 struct LineSolve {
   int status = 0;

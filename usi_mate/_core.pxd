@@ -128,6 +128,16 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
 
     TCappedSolve t_solve_with_futility_cap "usi_mate::testing::solve_with_futility_cap"(const string&, uint64_t, uint64_t, uint64_t) except + nogil
 
+    cdef struct TBoundedAsk "usi_mate::testing::BoundedAsk":
+        int status
+        int plies
+        int min_length
+        int stop_reason
+        bint cut
+        uint64_t nodes
+
+    TBoundedAsk t_ask_within "usi_mate::testing::ask_within"(const string&, int, uint64_t, uint64_t, bint, uint64_t) except + nogil
+
     cdef struct TLineSolve "usi_mate::testing::LineSolve":
         int status
         vector[string] pv

@@ -374,6 +374,24 @@ def _solve_with_futility_cap(sfen, nodes, cap, hash_mb=16):
     return (_STATUS[r.status], r.plies, bool(r.min_length_proven))
 
 
+def _ask_within(sfen, max_length, nodes, cap=0, futile=True, hash_mb=256):
+    """Whether ``sfen`` has a mate within ``max_length`` plies (a fresh table of
+    ``hash_mb`` MB, at most ``nodes`` nodes, MinLength within it), under the composers'
+    count (``futile``) or the strict one, each futility judgement first asked with a
+    ``cap``-node sub-search (0: the search's own cap). A dict: ``status``, ``plies``,
+    ``min_length`` (0: not proven), ``stop_reason``, ``cut`` (no mate found, but a
+    judgement was cut short, so "no mate within" is not proven) and ``nodes``."""
+    cdef string c_sfen = sfen.encode()
+    cdef int c_len = max_length
+    cdef uint64_t c_nodes = nodes, c_cap = cap, c_mb = hash_mb
+    cdef bint c_futile = futile
+    cdef TBoundedAsk r
+    with nogil:
+        r = t_ask_within(c_sfen, c_len, c_nodes, c_cap, c_futile, c_mb)
+    return dict(status=_STATUS[r.status], plies=r.plies, min_length=r.min_length,
+                stop_reason=_STOP_REASON[r.stop_reason], cut=bool(r.cut), nodes=r.nodes)
+
+
 def _solve_with_line_cut(sfen, nodes, read_positions, post_search="None", hash_mb=64):
     """A solve (fresh table of ``hash_mb`` MB) whose line reads go on with recorded mate
     lengths after visiting ``read_positions`` positions, as after their deadline (0:
