@@ -20,7 +20,9 @@ composers' count (futile interpositions left out, docs/FUTILE.md) and, with
   every judgement settled (a cap of 10^9 nodes on each sub-search).
 - ``open``: the node limit came first.
 
-The table ends with the count of each answer. ``--jsonl`` keeps every answer.
+A row's nodes and time are its searches' together (a search that finds a mate goes on to
+the shortest within its limit). The table ends with the count of each answer, the
+composers' count's as settled as it got. ``--jsonl`` keeps every answer.
 """
 
 from __future__ import annotations
