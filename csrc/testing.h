@@ -114,6 +114,8 @@ inline BoundedAsk ask_within(const std::string& sfen, int max_length, uint64_t n
   limits.futility_node_cap = cap;
   limits.ignore_futile_interpositions = futile;
   SearchResult r = solve_fresh(sfen, limits, hash_mb);
+  // A refutation within the length that rests on a cut judgement ends with no
+  // stop reason and a note (Solver::solve), not LengthLimit.
   bool cut = r.status == MateStatus::Unknown && r.stop_reason == StopReason::None && !r.error.empty();
   return {int(r.status), int(r.pv.size()), r.min_length, int(r.stop_reason), cut, r.nodes};
 }
