@@ -77,27 +77,12 @@ inline SearchResult solve_fresh(const std::string& sfen, const SearchLimits& lim
   return solver.solve(sfen, limits);
 }
 
-// A MinLength solve (composers' count) on a fresh table of hash_mb MB with the first
-// ask of every futility judgement capped at `cap` nodes: the status
-// (MateStatus), the line's plies and whether the minimum is claimed proven.
-struct CappedSolve {
-  int status = 0;
-  int plies = 0;
-  bool min_length_proven = false;
-};
-inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nodes, uint64_t cap, uint64_t hash_mb) {
-  SearchLimits limits;
-  limits.nodes = nodes;
-  limits.futility_node_cap = cap;
-  SearchResult r = solve_fresh(sfen, limits, hash_mb);
-  return {int(r.status), int(r.pv.size()), r.min_length_proven()};
-}
-
 // "Is there a mate within max_length plies?" (SearchLimits::max_length, then
 // the shortest mate within it), under the composers' count (`futile`) or the
 // strict one, each futility judgement first asked with a `cap`-node
-// sub-search (0: kFutilityNodeCap; a huge cap settles every judgement). What
-// scripts/published_length.py reads a published length with.
+// sub-search (0: kFutilityNodeCap; a huge cap settles every judgement);
+// max_length 0 asks for any mate. What scripts/published_length.py reads a
+// published length with.
 struct BoundedAsk {
   int status = 0;       // MateStatus
   int plies = 0;        // the line's, when a mate is found
@@ -118,6 +103,19 @@ inline BoundedAsk ask_within(const std::string& sfen, int max_length, uint64_t n
   // stop reason and a note (Solver::solve), not LengthLimit.
   bool cut = r.status == MateStatus::Unknown && r.stop_reason == StopReason::None && !r.error.empty();
   return {int(r.status), int(r.pv.size()), r.min_length, int(r.stop_reason), cut, r.nodes};
+}
+
+// A MinLength solve (composers' count) on a fresh table of hash_mb MB with the first
+// ask of every futility judgement capped at `cap` nodes: the status
+// (MateStatus), the line's plies and whether the minimum is claimed proven.
+struct CappedSolve {
+  int status = 0;
+  int plies = 0;
+  bool min_length_proven = false;
+};
+inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nodes, uint64_t cap, uint64_t hash_mb) {
+  BoundedAsk a = ask_within(sfen, 0, nodes, cap, true, hash_mb);  // (max_length 0: no bound)
+  return {a.status, a.plies, a.min_length > 0};
 }
 
 // The status (MateStatus) and the line in USI.

@@ -51,7 +51,7 @@ def verdict(answer: dict, published: int) -> str:
     """One word for an _ask_within answer (see the module docstring)."""
     if answer["status"] == "mate":
         return f"mate {answer['plies']}" + (" min" if answer["min_length"] else "")
-    if answer["stop_reason"] == "length" or answer["status"] == "nomate":
+    if answer["stop_reason"] == "length":  # (a bounded search never answers plain "nomate")
         return f"none within {published}"
     return "cut" if answer["cut"] else "open"
 
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     nodes = int(args.nodes)
-    rows, counts = [], {}
+    counts: dict[str, int] = {}
     out = open(args.jsonl, "w") if args.jsonl else None
     header = ["problem", "published", "composers' count"]
     if args.uncapped:
@@ -112,7 +112,6 @@ def main(argv: list[str] | None = None) -> int:
             final = cells[1] if args.uncapped and cells[1] else cells[0]
             counts[kind(final)] = counts.get(kind(final), 0) + 1
             row = [p.id, str(n), *cells, f"{total / 1e6:.1f} M", f"{seconds:.1f} s"]
-            rows.append(row)
             print("| " + " | ".join(row) + " |", flush=True)
             if out:
                 record = dict(id=p.id, published=n, seconds=round(seconds, 2), **asks)
@@ -122,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         out.close()
     print()
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    print(f"{len(rows)} problems, {nodes / 1e6:g} M nodes each: {summary}")
+    print(f"{sum(counts.values())} problems, {nodes / 1e6:g} M nodes each: {summary}")
     return 0
 
 
