@@ -177,17 +177,29 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
 
 // The drops of an AND node whose other replies are all proven: a drop is
 // futile when its capture leaves a mate no longer than those replies allow
-// (their longest proven mate, counted from this node; 0 when there are none),
-// else it is resistance and searched like any reply (the first one on each
-// square, the next when that one is proven).
+// (counted from this node; 0 when there are none), else it is resistance and
+// searched like any reply (the first one on each square, the next when that
+// one is proven). Where judgements are uncapped, "allow" is the longest of
+// their shortest mates (is_futile_drop_exact); the capped searches of longer
+// problems judge against the longest of their proven lengths.
 // False, with the drop from which on none is judged still waiting, when the
 // budget ran out during a judgement: the node must then stay unresolved.
 bool Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key) {
-  uint16_t bound = 0;
+  // The other replies, all proven: what the drops are judged against.
+  Move others[MAX_MOVES];
+  uint16_t lens[MAX_MOVES];
+  int n_others = 0;
   for (int i = 0; i < n; ++i) {
     const ChildNode& c = f.child[i];
-    if (!is_drop(c.move) && c.pn == 0) bound = std::max<uint16_t>(bound, add_len(c.mate_len));
+    if (!is_drop(c.move) && c.pn == 0) {
+      others[n_others] = c.move;
+      lens[n_others++] = c.mate_len;
+    }
   }
+  uint16_t lens_copy[MAX_MOVES];
+  bool exact = futility_exact();
+  uint16_t bound = 0;  // the longest proven (capped searches)
+  for (int i = 0; i < n_others; ++i) bound = std::max<uint16_t>(bound, add_len(lens[i]));
   MoveList& scratch = frame(ply + 1).moves;
   uint16_t budget = child_budget(f.budget);
   Bitboard active;  // squares with a drop in the search
@@ -195,7 +207,9 @@ bool Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
     ChildNode& c = f.child[i];
     if (c.delayed != kWaiting) continue;
     Hand h = HAND_ZERO;
-    if (is_futile_drop(ply, path_key, c.move, bound, &h)) {
+    std::copy(lens, lens + n_others, lens_copy);
+    if (exact ? is_futile_drop_exact(ply, path_key, c.move, others, lens_copy, n_others, &h)
+              : is_futile_drop(ply, path_key, c.move, bound, &h)) {
       c.delayed = 0;
       c.pn = 0;
       c.dn = PN_INF;

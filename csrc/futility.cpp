@@ -17,17 +17,23 @@ namespace usi_mate {
 // A judgement whose capped sub-search ended undecided (kCutShort) counts the
 // drop as resistance, and is counted in cut_judgements_: a length proven
 // after one may rest on it (docs/FUTILE.md, "Cut-short judgements").
-bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand) {
+bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand,
+                            uint16_t* mate_len) {
   Bitboard checkers = pos_->checkers();
   Square k = pos_->king_square(~attacker_);
   if (!checkers || checkers.more_than_one() || k == SQ_NONE) return false;
   Square s = checkers.lsb(), b = move_to(drop);
   if (!T.between[s][k].test(b)) return false;
   uint64_t memo_key = pos_->full_key() ^ mix64(drop) ^ mix64(0xb0b0000ULL + bound);
-  int known = futility_memo_.get(memo_key, proof_hand);
-  if (known >= 0) return known == kFutile;
+  uint16_t known_len = 0;
+  int known = futility_memo_.get(memo_key, proof_hand, &known_len);
+  if (known >= 0) {
+    if (mate_len) *mate_len = known_len;
+    return known == kFutile;
+  }
   PieceType x = drop_type(drop);
   bool futile = false;
+  uint16_t len = 0;        // the mate after the capture, when futile
   bool cut = false;        // a limit of the enclosing search ended a sub-search: no judgement
   bool unsettled = false;  // a capped sub-search ended undecided: not known
   {
@@ -75,6 +81,7 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
             r.found = true;
             r.pn = 0;
             r.hand = v.hand;
+            r.mate_len = v.mate_len;
           } else if (v.dn != 0) {
             unsettled = true;
           }
@@ -84,6 +91,7 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
           // the same proof hand covers the drop at P.
           futile = true;
           *proof_hand = r.hand;
+          len = r.mate_len;
         }
       }
       pos_->pass_hand_piece(~attacker_, x);
@@ -95,8 +103,109 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
   if (cut && !futile) return false;
   Judgement j = futile ? kFutile : unsettled ? kCutShort : kNotFutile;
   if (j == kCutShort) ++cut_judgements_;
-  futility_memo_.put(memo_key, j, futile ? *proof_hand : HAND_ZERO);
+  futility_memo_.put(memo_key, j, futile ? *proof_hand : HAND_ZERO, len);
+  if (mate_len) *mate_len = len;
   return futile;
+}
+
+// The rule judged against the other replies' shortest mates, not the ones
+// the search happened to prove: `lens` are proven lengths of P's non-drop
+// replies (`others`, each counted from its child), upper bounds of their
+// shortest. A drop futile against the longest of them, its capture line
+// mating in k plies, is futile by the rule when some reply has no mate
+// within k - 2 (its shortest is then at least k - 1 plies, k from P); when
+// every reply mates sooner, the bound falls to the longest of those shorter
+// mates and the drop is judged again. Judged against the proven lengths
+// alone, the count depended on which proofs came first: yaneuraou
+// mate11-0064 (label 11) came out 7, claimed minimal, a drop that lets the
+// king take the checker two plies later counted futile (docs/FUTILE.md).
+// Used where judgements are uncapped (Solver::futility_exact): capped
+// everywhere, it cost 図巧 + 無双 minima and time (docs/FUTILE.md). A reply's
+// question is a sub-search capped as a judgement's; one left open there
+// keeps the judgement against the proven lengths (futile) and counts it cut
+// short (cut_judgements_), so no minimum rests on it unverified. Memoised
+// per (position, drop): the judgement does not depend on the bound the node
+// was asked with.
+bool Solver::is_futile_drop_exact(int ply, uint64_t path_key, Move drop, const Move* others, uint16_t* lens,
+                                  int n_others, Hand* proof_hand) {
+  uint64_t memo_key = pos_->full_key() ^ mix64(drop) ^ 0x6578616374000000ULL;
+  int known = futility_memo_.get(memo_key, proof_hand);
+  if (known >= 0) return known == kFutile;
+  uint16_t bound = 0;
+  for (int i = 0; i < n_others; ++i) bound = std::max<uint16_t>(bound, add_len(lens[i]));
+  Judgement j = kNotFutile;
+  for (;;) {
+    uint16_t k = 0;
+    if (n_others == 0) {  // nothing else: the mate must follow at once, exactly as asked
+      if (is_futile_drop(ply, path_key, drop, 0, proof_hand)) j = kFutile;
+      break;
+    }
+    if (!is_futile_drop(ply, path_key, drop, bound, proof_hand, &k)) {
+      if (monitor_.exhausted()) return false;  // no judgement: the search is stopping
+      break;                                   // not futile against more: not against less
+    }
+    // A reply with no mate within k - 2 shows the bound is at least k; the
+    // longest proven first (the likeliest to have no shorter mate).
+    bool shown = false, unsettled = false;
+    uint16_t next = 0;
+    bool asked[MAX_MOVES] = {};
+    for (int step = 0; step < n_others && !shown; ++step) {
+      int i = -1;
+      for (int c = 0; c < n_others; ++c)
+        if (!asked[c] && (i < 0 || lens[c] > lens[i])) i = c;
+      asked[i] = true;
+      if (add_len(lens[i]) < k) {
+        next = std::max<uint16_t>(next, add_len(lens[i]));
+        continue;
+      }
+      if (k <= 2) {  // an OR node needs a ply: trivially at least k - 1
+        shown = true;
+        break;
+      }
+      uint16_t b = uint16_t(k - 2);
+      ScopedMove reply(*pos_, path_, others[i]);
+      TTResult t = tt_->probe(tt_key(), attacker_hand(), b);
+      if (!(t.found && (t.pn == 0 || t.dn == 0))) {
+        NodeValue v;
+        bool own = own_budget_estimates_;
+        own_budget_estimates_ = true;
+        {
+          auto cap = monitor_.nested(nodes_, limits_.futility_node_cap ? limits_.futility_node_cap : kFutilityNodeCap);
+          v = prove(ply + 1, path_key ^ reply.key(), b);
+        }
+        own_budget_estimates_ = own;
+        if (monitor_.should_stop(nodes_) && v.pn != 0 && v.dn != 0) return false;  // cut by the enclosing search
+        t.found = v.pn == 0 || v.dn == 0;
+        t.pn = v.pn;
+        t.dn = v.dn;
+        t.mate_len = v.mate_len;
+      }
+      if (t.found && t.dn == 0) {
+        shown = true;
+      } else if (t.found && t.pn == 0) {
+        lens[i] = std::min(lens[i], t.mate_len);
+        next = std::max<uint16_t>(next, add_len(lens[i]));
+      } else {
+        unsettled = true;
+        next = std::max<uint16_t>(next, add_len(lens[i]));
+      }
+    }
+    if (shown) {
+      j = kFutile;
+      break;
+    }
+    if (unsettled) {
+      // Not known within the cap: futile against the proven lengths (as
+      // judged above), but cut short: no minimum is claimed on it unverified.
+      j = kFutile;
+      ++cut_judgements_;
+      break;
+    }
+    if (next >= bound) break;  // (cannot happen: every reply mates within k - 2 < bound)
+    bound = next;
+  }
+  futility_memo_.put(memo_key, j, j == kFutile ? *proof_hand : HAND_ZERO);
+  return j == kFutile;
 }
 
 // True when the defender (to move, in check) has replies, none of them a king

@@ -29,17 +29,20 @@ class FutilityMemo {
  public:
   FutilityMemo() : slots_(kSize) {}
   void clear() { generation_ = (generation_ + 0x9e3779b97f4a7c15ULL) | 1; }
-  // A Judgement, or -1 when not asked yet.
-  int get(uint64_t key, Hand* hand) const {
+  // A Judgement, or -1 when not asked yet; *len: the length of the mate
+  // after the capture, for a futile drop.
+  int get(uint64_t key, Hand* hand, uint16_t* len = nullptr) const {
     const Slot& s = slots_[index(key)];
     if (s.key != (key ^ generation_)) return -1;
     *hand = s.hand;
+    if (len) *len = s.len;
     return s.futile;
   }
-  void put(uint64_t key, int futile, Hand hand) {
+  void put(uint64_t key, int futile, Hand hand, uint16_t len = 0) {
     Slot& s = slots_[index(key)];
     s.key = key ^ generation_;
-    s.futile = futile;
+    s.futile = uint16_t(futile);
+    s.len = len;
     s.hand = hand;
   }
 
@@ -49,7 +52,8 @@ class FutilityMemo {
   struct Slot {
     uint64_t key = 0;
     Hand hand = 0;
-    int futile = 0;
+    uint16_t futile = 0;
+    uint16_t len = 0;
   };
   std::vector<Slot> slots_;
   uint64_t generation_ = 1;

@@ -43,13 +43,6 @@ constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 constexpr uint64_t kStallFactor = 8;
 constexpr uint64_t kStallMinNodes = 8000000;
 
-// A first proof this short: every futility judgement of the length search and
-// the line is asked without a cap (a cut one then never needs
-// verify_min_length). yaneuraou mate-11 (1000 problems, 10 s each): 65.1 s
-// this way against 91.7 s capped and verified; on long works the cap makes
-// the search converge sooner (FUTILE.md, "Cut-short judgements").
-constexpr uint16_t kUncappedMaxLength = 21;
-
 }  // namespace
 
 // Rebuilds the line into `line` within the current budget; the scope that sets

@@ -224,6 +224,10 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   // `go depth N`: only mates within N plies count (a bounded search from the start).
   uint16_t root_budget =
       limits.max_length > 0 ? uint16_t(std::min(limits.max_length, int(BUDGET_NONE) - 1)) : BUDGET_NONE;
+  // A bound this short: judgements uncapped and exact from the start, as in
+  // the length search after a first proof this short (post_search.cpp).
+  if (!limits_.futility_node_cap && root_budget <= kUncappedMaxLength)
+    limits_.futility_node_cap = SearchMonitor::kNoLimit;
   NodeValue v = prove_root(root_key, root_budget, true);
   root_pn_ = v.pn;
   root_dn_ = v.dn;

@@ -16,8 +16,10 @@ composers' count (futile interpositions left out, docs/FUTILE.md) and, with
   solution otherwise (a record, a transcription, another futility rule) or the book's
   line is refuted: more time cannot bring our answer to it.
 - ``cut``: none found, but a futility judgement was cut at its sub-search cap, so
-  nothing is proven (the composers' count only). ``--uncapped`` asks those again with
-  every judgement settled (a cap of 10^9 nodes on each sub-search).
+  nothing is proven (the composers' count only; a length of 21 or less is asked with
+  every judgement settled from the start). ``--uncapped`` asks those again with every
+  judgement settled (no cap on any sub-search, each drop judged against the other
+  replies' shortest mates: docs/FUTILE.md).
 - ``open``: the node limit came first.
 
 A row's nodes and time are its searches' together (a search that finds a mate goes on to
@@ -43,8 +45,9 @@ if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
 from usi_mate._core import _ask_within  # noqa: E402
 from usi_mate.problems import read_problem_file  # noqa: E402
 
-# Every futility judgement settled: no sub-search of a few problems' size comes near.
-UNCAPPED = 10**9
+# Every futility judgement settled: no cap at all (SearchMonitor::kNoLimit), which is
+# also what makes the search judge drops against the other replies' shortest mates.
+UNCAPPED = 2**64 - 1
 
 
 def verdict(answer: dict, published: int) -> str:

@@ -53,6 +53,27 @@ def test_a_drop_whose_capture_mates_only_later_is_resistance():
     assert str(result.moves[0]) != "B*5d"
 
 
+# yaneuraou500m mate11-0064 (label 11): after 3b2c the king's own replies are mated in
+# 6 plies at most (2f1g G*2g 1g1h G*1g 1h2i 4i3i), and the drop P*2d, taken by 2c2d with
+# the pawn given back, leaves P*2e 2d2e, after which the king takes the dragon (2f2e):
+# longer than the other replies' shortest mates there, so both drops are real resistance
+# and the answer is 11 (docs/FUTILE.md). Judged against the other replies' proven
+# lengths, upper bounds that depend on which proofs came first, both came out futile
+# and 7 was claimed the proven minimum.
+DROP_THEN_KING_TAKES = (
+    "l5snl/6+R2/2pp1p+Npp/p8/2R3p2/L1PP1SPk1/4P3P/1+pG1KS3/1+bS2G2+b b 2GN3Pnl2p 59"
+)
+
+
+def test_a_drop_is_judged_against_the_other_replies_shortest_mates():
+    result = solve(DROP_THEN_KING_TAKES, nodes_limit=NODES)
+    assert result.mate_length == 11 and result.min_length == 11
+    assert [str(m) for m in result.moves[:2]] == ["3b2c", "P*2d"]
+    assert check_mate_line(DROP_THEN_KING_TAKES, result.moves) is None
+    for budget in (7, 9):  # bounded searches agree: no mate that short
+        assert solve(DROP_THEN_KING_TAKES, nodes_limit=NODES, max_length=budget).status == "unknown"
+
+
 GENERATED = load_generated()
 
 

@@ -378,7 +378,9 @@ def _ask_within(sfen, max_length, nodes, cap=0, futile=True, hash_mb=256):
     """Whether ``sfen`` has a mate within ``max_length`` plies (a fresh table of
     ``hash_mb`` MB, at most ``nodes`` nodes, MinLength within it), under the composers'
     count (``futile``) or the strict one, each futility judgement first asked with a
-    ``cap``-node sub-search (0: the search's own cap). A dict: ``status``, ``plies``,
+    ``cap``-node sub-search (0: the search's own, none for a bound of 21 plies or
+    less, else 3000 nodes; 2**64 - 1: none, drops judged against the other replies'
+    shortest mates). A dict: ``status``, ``plies``,
     ``min_length`` (0: not proven), ``stop_reason``, ``cut`` (no mate found, but a
     judgement was cut short, so "no mate within" is not proven) and ``nodes``."""
     cdef string c_sfen = sfen.encode()
