@@ -163,16 +163,23 @@ bool Solver::is_futile_drop_exact(int ply, uint64_t path_key, Move drop, const M
         break;
       }
       uint16_t b = uint16_t(k - 2);
-      ScopedMove reply(*pos_, path_, others[i]);
+      ScopedMove reply(*pos_, others[i]);
+      if (path_.contains(reply.key())) {  // a repetition: its length here is the path's, not the position's
+        unsettled = true;
+        next = std::max<uint16_t>(next, add_len(lens[i]));
+        continue;
+      }
       TTResult t = tt_->probe(tt_key(), attacker_hand(), b);
       if (!(t.found && (t.pn == 0 || t.dn == 0))) {
         NodeValue v;
         bool own = own_budget_estimates_;
         own_budget_estimates_ = true;
+        path_.insert(reply.key());
         {
           auto cap = monitor_.nested(nodes_, limits_.futility_node_cap ? limits_.futility_node_cap : kFutilityNodeCap);
           v = prove(ply + 1, path_key ^ reply.key(), b);
         }
+        path_.erase(reply.key());
         own_budget_estimates_ = own;
         if (monitor_.should_stop(nodes_) && v.pn != 0 && v.dn != 0) return false;  // cut by the enclosing search
         t.found = v.pn == 0 || v.dn == 0;
