@@ -180,8 +180,7 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
 // (counted from this node; 0 when there are none), else it is resistance and
 // searched like any reply (the first one on each square, the next when that
 // one is proven). Where judgements are uncapped, "allow" is the longest of
-// their shortest mates (is_futile_drop_exact); the capped searches of longer
-// problems judge against the longest of their proven lengths.
+// their shortest mates, else of their proven lengths (is_futile_among).
 // False, with the drop from which on none is judged still waiting, when the
 // budget ran out during a judgement: the node must then stay unresolved.
 bool Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key) {
@@ -196,10 +195,6 @@ bool Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
       lens[n_others++] = c.mate_len;
     }
   }
-  uint16_t lens_copy[MAX_MOVES];
-  bool exact = futility_exact();
-  uint16_t bound = 0;  // the longest proven (capped searches)
-  for (int i = 0; i < n_others; ++i) bound = std::max<uint16_t>(bound, add_len(lens[i]));
   MoveList& scratch = frame(ply + 1).moves;
   uint16_t budget = child_budget(f.budget);
   Bitboard active;  // squares with a drop in the search
@@ -207,9 +202,7 @@ bool Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
     ChildNode& c = f.child[i];
     if (c.delayed != kWaiting) continue;
     Hand h = HAND_ZERO;
-    std::copy(lens, lens + n_others, lens_copy);
-    if (exact ? is_futile_drop_exact(ply, path_key, c.move, others, lens_copy, n_others, &h)
-              : is_futile_drop(ply, path_key, c.move, bound, &h)) {
+    if (is_futile_among(ply, path_key, c.move, others, lens, n_others, &h)) {
       c.delayed = 0;
       c.pn = 0;
       c.dn = PN_INF;

@@ -9,6 +9,8 @@
 // none, when the capture must leave a mate at once (further futile drops
 // aside). A drop after which the attacker needs X, or mates more slowly, is
 // real resistance. Moved interpositions are never futile.
+#include <algorithm>
+
 #include "scoped_move.h"
 #include "solver.h"
 
@@ -108,10 +110,12 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
   return futile;
 }
 
-// The rule judged against the other replies' shortest mates, not the ones
-// the search happened to prove: `lens` are proven lengths of P's non-drop
-// replies (`others`, each counted from its child), upper bounds of their
-// shortest. A drop futile against the longest of them, its capture line
+// Whether `drop` is futile at P, judged against P's non-drop replies
+// (`others`, with `proven` lengths, each counted from its child: upper bounds
+// of their shortest mates). The capped searches of long problems judge
+// against the longest proven length. Where judgements are uncapped
+// (Solver::futility_exact), against the other replies' shortest mates, not the
+// ones the search happened to prove. A drop futile against the longest of them, its capture line
 // mating in k plies, is futile by the rule when some reply has no mate
 // within k - 2 (its shortest is then at least k - 1 plies, k from P); when
 // every reply mates sooner, the bound falls to the longest of those shorter
@@ -119,20 +123,23 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
 // alone, the count depended on which proofs came first: yaneuraou
 // mate11-0064 (label 11) came out 7, claimed minimal, a drop that lets the
 // king take the checker two plies later counted futile (docs/FUTILE.md).
-// Used where judgements are uncapped (Solver::futility_exact): capped
-// everywhere, it cost 図巧 + 無双 minima and time (docs/FUTILE.md). A reply's
+// Exact judgements in the capped searches too cost 図巧 + 無双 minima
+// (docs/FUTILE.md). A reply's
 // question is a sub-search capped as a judgement's; one left open there
 // keeps the judgement against the proven lengths (futile) and counts it cut
 // short (cut_judgements_), so no minimum rests on it unverified. Memoised
 // per (position, drop): the judgement does not depend on the bound the node
 // was asked with.
-bool Solver::is_futile_drop_exact(int ply, uint64_t path_key, Move drop, const Move* others, uint16_t* lens,
-                                  int n_others, Hand* proof_hand) {
+bool Solver::is_futile_among(int ply, uint64_t path_key, Move drop, const Move* others, const uint16_t* proven,
+                             int n_others, Hand* proof_hand) {
+  uint16_t bound = 0;
+  for (int i = 0; i < n_others; ++i) bound = std::max<uint16_t>(bound, add_len(proven[i]));
+  if (!futility_exact()) return is_futile_drop(ply, path_key, drop, bound, proof_hand);
   uint64_t memo_key = pos_->full_key() ^ mix64(drop) ^ 0x6578616374000000ULL;
   int known = futility_memo_.get(memo_key, proof_hand);
   if (known >= 0) return known == kFutile;
-  uint16_t bound = 0;
-  for (int i = 0; i < n_others; ++i) bound = std::max<uint16_t>(bound, add_len(lens[i]));
+  uint16_t lens[MAX_MOVES];  // lowered below as shorter mates are proven
+  std::copy(proven, proven + n_others, lens);
   Judgement j = kNotFutile;
   for (;;) {
     uint16_t k = 0;

@@ -118,32 +118,26 @@ bool Solver::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exac
       // Futile interpositions are no resistance: drop them from the replies;
       // when nothing else is left, the line ends here as a mate. Futility is
       // judged as the search judges it: against the other replies' shortest
-      // mates, from the lengths the table proves for them (one it does not
-      // prove starts at the budget), where judgements are uncapped
-      // (is_futile_drop_exact); else against the longest the table proves.
+      // mates where judgements are uncapped, else the longest of the lengths
+      // the table proves for them (is_futile_among). With no plies left the
+      // mate must follow at once.
       Move others[MAX_MOVES];
-      uint16_t lens[MAX_MOVES], lens_copy[MAX_MOVES];
+      uint16_t lens[MAX_MOVES];
       int n_others = 0;
-      uint16_t bound = 0;  // the longest the table proves for them
       for (Move m : list) {
         if (is_drop(m) || r == 0) continue;
         ScopedMove child(*pos_, m);
         TTResult t = tt_->probe(tt_key(), attacker_hand(), rc);
+        if (!(t.found && t.pn == 0) && !futility_exact()) continue;  // (no bound from it)
         others[n_others] = m;
-        lens[n_others++] = t.found && t.pn == 0 ? t.mate_len : rc;
-        if (t.found && t.pn == 0) bound = std::max<uint16_t>(bound, add_len(t.mate_len));
+        lens[n_others++] = t.found && t.pn == 0 ? t.mate_len : rc;  // (exact: the budget bounds it)
       }
-      bool exact_judgements = futility_exact();
       int kept = 0;
       for (int i = 0; i < list.size; ++i) {
         Hand h;
-        bool futile = false;
-        if (is_drop(list[i])) {
-          std::copy(lens, lens + n_others, lens_copy);
-          futile = r == 0 || !exact_judgements
-                       ? is_futile_drop(depth, path_key, list[i], bound, &h)
-                       : is_futile_drop_exact(depth, path_key, list[i], others, lens_copy, n_others, &h);
-        }
+        bool futile =
+            is_drop(list[i]) && (r == 0 ? is_futile_drop(depth, path_key, list[i], 0, &h)
+                                        : is_futile_among(depth, path_key, list[i], others, lens, n_others, &h));
         if (!futile) list.moves[kept++] = list[i];
       }
       list.size = kept;

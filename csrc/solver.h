@@ -39,7 +39,7 @@ namespace usi_mate {
 // A first proof this short (or a bounded solve, `max_length`, this short):
 // every futility judgement of the length search and the line is asked without
 // a cap (a cut one then never needs verify_min_length), and against the other
-// replies' shortest mates (is_futile_drop_exact). yaneuraou mate-11 (1000
+// replies' shortest mates (is_futile_among). yaneuraou mate-11 (1000
 // problems, 10 s each): 65.1 s this way against 91.7 s capped and verified; on
 // long works the cap makes the search converge sooner (FUTILE.md, "Cut-short
 // judgements").
@@ -122,9 +122,9 @@ class Solver {
   // futility.cpp
   bool is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand,
                       uint16_t* mate_len = nullptr);
-  bool is_futile_drop_exact(int ply, uint64_t path_key, Move drop, const Move* others, uint16_t* lens, int n_others,
-                            Hand* proof_hand);
-  // Drops judged against the other replies' shortest mates (is_futile_drop_exact)
+  bool is_futile_among(int ply, uint64_t path_key, Move drop, const Move* others, const uint16_t* proven, int n_others,
+                       Hand* proof_hand);
+  // Drops judged against the other replies' shortest mates (is_futile_among)
   // where judgements are uncapped: short problems and verify_min_length.
   bool futility_exact() const { return limits_.futility_node_cap == SearchMonitor::kNoLimit; }
   bool only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union);
