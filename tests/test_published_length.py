@@ -10,6 +10,7 @@ from pathlib import Path
 
 from oracle import load_labelled
 
+from usi_mate import Solver
 from usi_mate._core import _ask_within
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "published_length.py"
@@ -69,3 +70,22 @@ def test_the_script_prints_a_row_per_problem_and_the_counts(tmp_path, capsys):
     records = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in records] == ["mini-001", "mini-002"]
     assert records[1]["composers"]["stop_reason"] == "length" and "uncapped" not in records[1]
+
+
+# Searches whose first proof is longer than 21 plies judge drops with capped
+# sub-searches against the other replies' *proven* lengths (docs/FUTILE.md), not
+# against their shortest mates. A minimum such a search claims must still hold under
+# the exact rule: no mate within two plies less with every judgement settled. (All 42
+# minima claimed on 図巧 + 無双 at 5 M nodes a problem held, 2026-11-27; these three
+# are the cheapest of the long ones: 51, 69 and 35 plies, about 1 M nodes each.)
+LONG_MINIMA = ("zukou-022", "zukou-064", "muso-032")
+
+
+def test_a_minimum_claimed_by_a_capped_search_holds_with_every_judgement_settled():
+    labelled = {i: s for f in ("zukou.sfen", "muso.sfen") for s, _, i in load_labelled(f)}
+    for ident in LONG_MINIMA:
+        result = Solver(hash_mb=64).solve(labelled[ident], nodes_limit=NODES)
+        assert result.status == "mate" and result.min_length_proven, ident
+        assert result.mate_length > 21, ident  # the capped judgements were the ones used
+        shorter = _ask_within(labelled[ident], result.mate_length - 2, NODES, UNCAPPED)
+        assert shorter["stop_reason"] == "length" and not shorter["cut"], (ident, shorter)
