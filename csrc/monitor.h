@@ -48,18 +48,26 @@ class SearchMonitor {
     return time_ms > 2 * reserve ? time_ms - reserve : std::max<uint64_t>(time_ms / 2, 1);
   }
 
+  // from + ms, or "never" when that is past the clock's range: steady_clock counts
+  // nanoseconds in 64 bits, so from + ms overflowed for limits over ~9.2e12 ms (292
+  // years), and `go mate 10000000000000` ended after 1 ms with "timeout".
+  static Clock::time_point after(Clock::time_point from, uint64_t ms) {
+    const auto room = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::time_point::max() - from);
+    return ms >= uint64_t(room.count()) ? Clock::time_point::max() : from + std::chrono::milliseconds(ms);
+  }
+
   // Starts the clock and the caller's budget (0 = no limit for nodes and time):
   // the searches' deadline is search_time_ms(time_ms) away.
   void start(uint64_t node_limit, uint64_t time_ms, const std::atomic<bool>* stop_flag) {
     start_ = last_tick_ = Clock::now();
-    answer_deadline_ = time_ms ? start_ + std::chrono::milliseconds(time_ms) - kGraceTime : Clock::time_point::max();
+    answer_deadline_ = time_ms ? after(start_, time_ms) - kGraceTime : Clock::time_point::max();
     stop_flag_ = stop_flag;
     depth_ = 1;
     reason_ = StopReason::None;
     next_check_ = kCheckInterval;
     Budget& b = stack_[0];
     b.node_cap = node_limit ? node_limit : kNoLimit;
-    b.deadline = time_ms ? start_ + std::chrono::milliseconds(search_time_ms(time_ms)) : Clock::time_point::max();
+    b.deadline = time_ms ? after(start_, search_time_ms(time_ms)) : Clock::time_point::max();
     b.honors_stop = true;
     b.exhausted = false;
     b.grace_given = false;

@@ -30,6 +30,7 @@ from oracle import (
 )
 
 from usi_mate import MateResult, Position, Solver, solve
+from usi_mate.settings import MAX_TIME_MS
 
 NODES = 3_000_000  # cap a problem: every sampled problem solves far below this
 # problems/generated.sfen: every label was proven within 2 M nodes on a cleared
@@ -487,6 +488,14 @@ def test_progress_callback_and_node_limit():
     assert result.status == "unknown"
     assert result.nodes >= 300_000
     assert seen and seen[-1].nodes > 0
+
+
+def test_a_time_limit_past_the_clocks_range_is_no_limit():
+    # steady_clock's nanoseconds overflowed past ~9.2e12 ms: `go mate 10000000000000`
+    # ended after 1 ms as "timeout". Such limits now wait for the node limit.
+    for limit in (10**13, MAX_TIME_MS):
+        r = Solver(16).solve(HARD, time_limit_ms=limit, nodes_limit=100_000, post_search="None")
+        assert r.status == "unknown" and r.stop_reason == "nodes", (limit, r)
 
 
 def test_callback_error_is_raised_after_the_search():
