@@ -93,7 +93,10 @@ void Position::set_sfen(const std::string& input) {
   if (board.empty() || side.empty() || hands.empty())
     throw std::invalid_argument("SFEN needs at least three fields (board, side to move, hands): '" + input + "'");
   bool has_ply = bool(ss >> ply);
-  if (ss >> extra) throw std::invalid_argument("unexpected text after the SFEN: '" + extra + "'");
+  // Text after the move number is reported after the fields themselves are
+  // checked: a space inside the board shifts every field, and the board's error
+  // says so where "unexpected text" would name the move number.
+  bool has_extra = bool(ss >> extra);
 
   // Parse into locals first so that a failure leaves *this untouched.
   Piece b[SQ_NB];
@@ -204,6 +207,7 @@ void Position::set_sfen(const std::string& input) {
     for (char ch : ply) n = std::min<int64_t>(n * 10 + (ch - '0'), kMaxMoveNumber);
     start_ply = int(n);
   }
+  if (has_extra) throw std::invalid_argument("unexpected text after the SFEN: '" + extra + "'");
 
   clear();
   for (Square s = 0; s < SQ_NB; ++s)

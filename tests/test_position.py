@@ -278,6 +278,15 @@ def test_malformed_sfen_raises_value_error(sfen):
     assert str(info.value).strip(), "the error message must say what is wrong"
 
 
+def test_a_space_inside_the_board_is_reported_as_the_board_error():
+    # The fields shift by one; the message used to name the move number as
+    # "unexpected text after the SFEN: '1'".
+    with pytest.raises(ValueError, match="board field must have 9 ranks"):
+        Position("4k4/9/4 P4/9/9/9/9/9/9 b G 1")
+    with pytest.raises(ValueError, match="unexpected text after the SFEN: 'x'"):
+        Position("4k4/9/4P4/9/9/9/9/9/9 b G 1 x")
+
+
 # --- push_usi / pop ---------------------------------------------------------------
 ILLEGAL_PUSH = {
     "pawn-two-squares": (GOOD, "7g7e"),

@@ -7,18 +7,22 @@ engine fails a test instead of hanging the suite.
 
 from __future__ import annotations
 
+import io
 import sys
 import threading
 import time
 import types
+from pathlib import Path
 
 import pytest
 from oracle import load_labelled
 
 from usi_mate import Solver, __version__
 from usi_mate.options import OPTIONS, OptionValues, SpinOption
+from usi_mate.settings import THREAD_MB
 from usi_mate.types import SearchProgress
 from usi_mate.usi import (
+    MAX_LINE_CHARS,
     GoCommand,
     SetOptionCommand,
     UsiEngine,
@@ -172,6 +176,18 @@ def test_setoption_parse_keeps_spaces_in_names_and_values():
         "Book File", "C:/my books/a.db"
     )
     assert SetOptionCommand.parse("name USI_Hash") == SetOptionCommand("USI_Hash", None)
+    parsed = SetOptionCommand.parse("name a valuex value  b  c ")
+    assert parsed == SetOptionCommand("a valuex", "b  c")
+    assert SetOptionCommand.parse("name value") == SetOptionCommand("value", None)
+    assert SetOptionCommand.parse("name x value") == SetOptionCommand("x", None)
+
+
+def test_setoption_parse_of_a_long_run_of_spaces_is_linear():
+    # The pattern it replaced backtracked quadratically: 64,000 spaces took 20 s,
+    # these 400,000 would take about 13 minutes; the scans take milliseconds.
+    spaces = " " * 400_000
+    assert SetOptionCommand.parse(f"name x{spaces}y") == SetOptionCommand(f"x{spaces}y", None)
+    assert SetOptionCommand.parse(f"name x{spaces}value{spaces}3") == SetOptionCommand("x", "3")
 
 
 def test_registry_accepts_a_new_option_in_one_declaration():
@@ -256,6 +272,34 @@ def test_threads_option_runs_that_many_search_threads(usi):
     assert out.since(out.wait_for("checkmate", start))[0] == "checkmate G*5b"
     start = send("setoption name Threads value 1", "isready")
     assert usi.engine._solver.threads == 1
+
+
+def test_threads_the_machine_cannot_hold_are_refused(usi, monkeypatch):
+    out, send = usi.out, usi.send
+    send("isready")  # a 16 MB table
+    # 256 threads take about 1.3 GB beside the table: refused where 200 MB can be had.
+    monkeypatch.setattr("usi_mate.memory.available_memory_mb", lambda: 200)
+    start = send("setoption name Threads value 256", "isready")
+    lines = out.since(start)
+    assert lines[0].startswith("info string Threads 256: about 1275 MB for the threads")
+    assert lines[0].endswith("keeping 1") and lines[-1] == "readyok"
+    assert usi.engine._solver.threads == 1 and usi.engine.config.threads == 1
+    start = send("setoption name Threads value 4", "isready")  # 15 MB more: fits
+    assert out.since(start) == ["readyok"] and usi.engine._solver.threads == 4
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmRSS")
+def test_a_search_thread_takes_no_more_memory_than_thread_mb():
+    def rss_mb() -> float:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+        return int(next(x for x in status.splitlines() if x.startswith("VmRSS")).split()[1]) / 1024
+
+    solver = Solver(16)
+    before = rss_mb()
+    solver.set_threads(33)
+    solver.solve(MATE_IN_1, nodes_limit=10_000)
+    per_thread = (rss_mb() - before) / 32
+    assert per_thread <= THREAD_MB, per_thread  # 4.03 MB measured (2026-11-27)
 
 
 # -- position -----------------------------------------------------------------
@@ -475,11 +519,22 @@ def test_a_malformed_go_mate_gets_an_info_string_and_one_answer(usi, go):
     assert lines[1:] == ["checkmate timeout"]
 
 
+def test_an_echoed_token_is_escaped_once(usi):
+    out, send = usi.out, usi.send
+    start = send(f"position sfen {MATE_IN_1}", "go mate \uff10", "setoption name \u30cf value 1")
+    lines = out.since(start)
+    assert lines[0] == "info string go: go mate must be a non-negative integer, not '\\uff10'"
+    assert lines[2] == "info string setoption: unknown option '\\u30cf'"
+
+
 def test_bare_go_mate_and_huge_times_search_until_stopped(usi):
     out, send = usi.out, usi.send
-    for go in ("go mate", "go mate 99999999999999999999999999"):
+    # (10^13 ms and more overflowed the core's clock: the search ended after 1 ms.)
+    for go in ("go mate", "go mate 10000000000000", "go mate 99999999999999999999999999"):
         start = send(f"position sfen {HARD}", go)
         out.wait_for("info time", start)
+        time.sleep(0.05)
+        assert not answers(out.since(start)), go
         send("stop")
         assert answers(out.since(start)) == ["checkmate timeout"]
 
@@ -680,6 +735,31 @@ def test_serve_treats_end_of_input_as_quit():
     engine = UsiEngine(out.write)
     engine.serve(iter(["usi\n", "setoption name USI_Hash value 1\n", "isready\n"]))
     assert engine.quit_requested and out.lines[-1] == "readyok"
+
+
+def test_a_line_over_the_limit_is_refused_and_the_next_one_handled():
+    # 2.5 M characters: refused as a whole (not parsed), read in pieces.
+    moves = " 7g7f 3c3d" * 250_000
+    for stdin in (
+        io.StringIO(f"setoption name x value{moves}\nisready\n"),
+        iter([f"setoption name x value{moves}\n", "isready\n"]),
+    ):
+        out = Transcript()
+        UsiEngine(out.write).serve(stdin)
+        refused = f"info string line too long (over {MAX_LINE_CHARS:,} characters); ignored"
+        assert out.lines[:2] == [refused, "readyok"]
+    # A position line so long leaves no position: the next go does not answer for the one
+    # before it.
+    out = Transcript()
+    lines = [f"position sfen {MATE_IN_1}\n", f"position startpos moves{moves}\n", "go mate 1000\n"]
+    UsiEngine(out.write).serve(iter(lines))
+    assert out.lines[0].endswith("ignored; the next go answers without searching")
+    assert out.lines[1].startswith("info string error: no position to search: the last position")
+    assert out.lines[2] == "checkmate timeout"
+    # A line at the limit is handled.
+    out = Transcript()
+    UsiEngine(out.write).serve(io.StringIO("isready" + " " * (MAX_LINE_CHARS - 7) + "\n"))
+    assert out.lines == ["readyok"]
 
 
 # -- the command line -----------------------------------------------------------

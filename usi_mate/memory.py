@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .settings import THREAD_MB
+
 
 def available_memory_mb() -> int | None:
     """Memory the machine can give us now, in MB, or None when the OS does not say."""
@@ -69,3 +71,18 @@ def tables_fit(hash_mb: int, count: int = 1) -> str | None:
     what = f"{hash_mb} MB" if count == 1 else f"{count} tables of {hash_mb} MB"
     verb = "does" if count == 1 else "do"
     return f"{what} {verb} not fit in memory (about {limit} MB can be allocated)"
+
+
+def threads_fit(threads: int, hash_mb: int) -> str | None:
+    """None when ``threads`` search threads fit in memory beside a table of ``hash_mb``
+    MB, else the reason. Each thread beyond the first has THREAD_MB of its own, outside
+    the table (256 threads: about 1 GB), so USI_Hash alone does not bound it; the table
+    is counted whole, though the machine has backed only the part already used."""
+    extra = (threads - 1) * THREAD_MB
+    limit = hash_limit_mb(hash_mb)
+    if limit is None or extra <= 0 or hash_mb + extra <= limit:
+        return None
+    return (
+        f"about {extra} MB for the threads beside the {hash_mb} MB table does not fit "
+        f"in memory (about {limit} MB can be allocated)"
+    )

@@ -20,6 +20,10 @@ MAX_HASH_MB = 1 << 20
 MAX_TIME_MS = 1 << 53
 MAX_NODES = 10**15
 MAX_THREADS = 256  # search threads for one problem (USI Threads)
+# Memory of each search thread beyond the first, beside the shared table: its own
+# futility memo, path set, repetition table and line memo (csrc/), 4.03 MB of RSS
+# measured a thread; tests/test_usi.py checks that it is no more than this.
+THREAD_MB = 5
 MAX_LENGTH = 3999  # the search follows paths of fewer than 4000 plies
 POST_SEARCH_LEVELS = ("None", "UpperBound", "MinLength")
 

@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from . import __version__
 from ._core import Position, Solver, start_search_thread
-from .memory import hash_limit_mb
+from .memory import hash_limit_mb, threads_fit
 from .options import OPTIONS, EngineConfig, OptionError, OptionValues
 from .types import MateResult, SearchProgress
 from .usi_answers import answer_lines, cook_lines, mate_info_line, progress_line, progress_lines
@@ -173,12 +173,28 @@ class UsiEngine:
             self.info_string(f"internal error: {type(e).__name__}: {printable(str(e), 200)}")
 
     def serve(self, stdin: Iterable[str]) -> None:
-        """Handle lines until ``quit`` or the end of input (which counts as ``quit``)."""
-        for line in stdin:
+        """Handle lines until ``quit`` or the end of input (which counts as ``quit``).
+
+        A line longer than MAX_LINE_CHARS is answered with an info string and not
+        handled (from a stream, it is not even held whole in memory); a ``position``
+        line so long leaves no position, as a malformed one does, so that the next
+        ``go`` does not answer for the position before it."""
+        for line, whole in _bounded_lines(stdin):
+            if not whole:
+                self._refuse_long_line(line)
+                continue
             self.handle_line(line)
             if self.quit_requested:
                 return
         self.handle_line("quit")
+
+    def _refuse_long_line(self, head: str) -> None:
+        refused = f"line too long (over {MAX_LINE_CHARS:,} characters); ignored"
+        if head.split(maxsplit=1)[:1] == ["position"]:
+            self._position = None
+            self._position_error = "the last position line was too long"
+            refused += "; the next go answers without searching"
+        self.info_string(refused)
 
     @property
     def config(self) -> EngineConfig:
@@ -209,7 +225,7 @@ class UsiEngine:
         command = SetOptionCommand.parse(rest)
         option = self._options.option(command.name)
         if option is None:
-            raise UsiError(f"setoption: unknown option {printable(command.name)!r}")
+            raise UsiError(f"setoption: unknown option '{printable(command.name)}'")
         kept = option.format(self._options.get(option.name))
         try:
             self._options.set(option.name, command.value)
@@ -401,12 +417,18 @@ class UsiEngine:
         if wanted != current:
             self._allocate(wanted, current)
         threads = self._options.config().threads
-        if self._solver is not None and getattr(self._solver, "threads", threads) != threads:
-            try:
-                self._solver.set_threads(threads)
-            except MemoryError:
-                self.info_string(f"Threads {threads}: no memory for the threads; keeping 1")
-                self._options.restore("threads", 1)
+        current_threads = getattr(self._solver, "threads", threads)
+        if self._solver is not None and current_threads != threads:
+            why = threads_fit(threads, self._solver.hash_mb)
+            if why is not None:
+                self.info_string(f"Threads {threads}: {why}; keeping {current_threads}")
+                self._options.restore("threads", current_threads)
+            else:
+                try:
+                    self._solver.set_threads(threads)
+                except MemoryError:
+                    self.info_string(f"Threads {threads}: no memory for the threads; keeping 1")
+                    self._options.restore("threads", 1)
         self._config = self._options.config()
 
     def _allocate(self, wanted: int, current: int) -> None:
@@ -442,6 +464,29 @@ class UsiEngine:
             self._solver = self._solver_factory(hash_mb)
         else:
             self._solver.resize(hash_mb)
+
+
+# The longest line read: 1 M characters holds a position with 200,000 moves. A 16 MB
+# `position ... moves` line (3.2 M moves) took 732 MB to parse.
+MAX_LINE_CHARS = 1 << 20
+
+
+def _bounded_lines(stdin: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """(line, True) for each line of ``stdin``, or (its first MAX_LINE_CHARS characters,
+    False) for one longer, whose rest a stream skips in pieces rather than read whole."""
+    readline = getattr(stdin, "readline", None)
+    if readline is None:
+        for line in stdin:
+            whole = len(line.rstrip("\r\n")) <= MAX_LINE_CHARS
+            yield (line, True) if whole else (line[:MAX_LINE_CHARS], False)
+        return
+    while line := readline(MAX_LINE_CHARS + 1):
+        if len(line) <= MAX_LINE_CHARS or line.endswith("\n"):
+            yield line, True
+            continue
+        while (rest := readline(MAX_LINE_CHARS)) and not rest.endswith("\n"):
+            pass
+        yield line[:MAX_LINE_CHARS], False
 
 
 def run(stdin: TextIO, stdout: TextIO) -> UsiEngine:

@@ -40,7 +40,7 @@ def _parse_ms(token: str | None, what: str) -> int:
     if token is None:
         raise UsiError(f"{what} needs a number")
     if len(token) > 30 or not _INTEGER.fullmatch(token):
-        raise UsiError(f"{what} must be a non-negative integer, not {printable(token, 30)!r}")
+        raise UsiError(f"{what} must be a non-negative integer, not '{printable(token, 30)}'")
     value = int(token)
     if value < 0:
         raise UsiError(f"{what} must be a non-negative integer, not {value}")
@@ -101,7 +101,7 @@ class GoCommand:
                 values[token] = _parse_ms(args[i + 1] if i + 1 < len(args) else None, token)
                 i += 2
             else:
-                raise UsiError(f"unknown go parameter {printable(token, 30)!r}")
+                raise UsiError(f"unknown go parameter '{printable(token, 30)}'")
         if not values.get("mate") and not any(k in values for k in cls._CLOCK_FIELDS):
             # Bare `go` (or `go ponder`): like UCI engines, search until `stop`.
             values["infinite"] = True
@@ -142,15 +142,28 @@ class SetOptionCommand:
     name: str
     value: str | None
 
-    _SYNTAX = re.compile(r"name\s+(?P<name>.+?)(?:\s+value(?:\s+(?P<value>.*?))?)?\s*")
+    # Two linear scans, not one pattern with a lazy name before "\s+value": that one
+    # backtracked quadratically over a run of spaces in the name (64,000 spaces kept
+    # the reader deaf to `stop` for 20 s).
+    _NAME = re.compile(r"name\s+")
+    _VALUE = re.compile(r"\svalue(?=\s|$)")
 
     @classmethod
     def parse(cls, rest: str) -> SetOptionCommand:
-        """Parse the text after ``setoption``. Raises :class:`UsiError` when malformed."""
-        m = cls._SYNTAX.fullmatch(rest.strip())
-        if m is None:
+        """Parse the text after ``setoption``. Raises :class:`UsiError` when malformed.
+
+        The name runs up to the first word ``value``; the value is the rest, inner
+        spaces kept (None when absent or empty)."""
+        text = rest.strip()
+        m = cls._NAME.match(text)
+        if m is None or m.end() == len(text):
             raise UsiError("setoption: expected 'setoption name <name> [value <value>]'")
-        return cls(name=m.group("name"), value=m.group("value"))
+        body = text[m.end() :]
+        v = cls._VALUE.search(body)
+        if v is None:
+            return cls(name=body, value=None)
+        value = body[v.end() :].strip()
+        return cls(name=body[: v.start()].rstrip(), value=value or None)
 
 
 @dataclass(frozen=True)
