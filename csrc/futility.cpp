@@ -113,21 +113,20 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
 // Whether `drop` is futile at P, judged against P's non-drop replies
 // (`others`, with `proven` lengths, each counted from its child: upper bounds
 // of their shortest mates). The capped searches of long problems judge
-// against the longest proven length. Where judgements are uncapped
-// (Solver::futility_exact), against the other replies' shortest mates, not the
-// ones the search happened to prove. A drop futile against the longest of them, its capture line
-// mating in k plies, is futile by the rule when some reply has no mate
-// within k - 2 (its shortest is then at least k - 1 plies, k from P); when
-// every reply mates sooner, the bound falls to the longest of those shorter
-// mates and the drop is judged again. Judged against the proven lengths
-// alone, the count depended on which proofs came first: yaneuraou
+// against the longest proven length (exact judgements there too cost 図巧 +
+// 無双 minima, docs/FUTILE.md). Where judgements are uncapped
+// (Solver::futility_exact), against the other replies' shortest mates, not
+// the ones the search happened to prove: a drop futile against the longest
+// proven, its capture line mating in k plies, is futile by the rule when some
+// reply has no mate within k - 2 (its shortest is then at least k - 1 plies,
+// k from P); when every reply mates sooner, the bound falls to the longest of
+// those shorter mates and the drop is judged again. Judged against the proven
+// lengths alone, the count depended on which proofs came first: yaneuraou
 // mate11-0064 (label 11) came out 7, claimed minimal, a drop that lets the
 // king take the checker two plies later counted futile (docs/FUTILE.md).
-// Exact judgements in the capped searches too cost 図巧 + 無双 minima
-// (docs/FUTILE.md). A reply's
-// question is a sub-search capped as a judgement's; one left open there
-// keeps the judgement against the proven lengths (futile) and counts it cut
-// short (cut_judgements_), so no minimum rests on it unverified. Memoised
+// A reply's question is a sub-search capped as a judgement's; one left open
+// there keeps the judgement against the proven lengths (futile) and counts it
+// cut short (cut_judgements_), so no minimum rests on it unverified. Memoised
 // per (position, drop): the judgement does not depend on the bound the node
 // was asked with.
 bool Solver::is_futile_among(int ply, uint64_t path_key, Move drop, const Move* others, const uint16_t* proven,

@@ -191,10 +191,16 @@ class UsiEngine:
     def _refuse_long_line(self, head: str) -> None:
         refused = f"line too long (over {MAX_LINE_CHARS:,} characters); ignored"
         if head.split(maxsplit=1)[:1] == ["position"]:
-            self._position = None
-            self._position_error = "the last position line was too long"
-            refused += "; the next go answers without searching"
+            refused += self._forget_position("the last position line was too long")
         self.info_string(refused)
+
+    def _forget_position(self, reason: str) -> str:
+        """No position until the next good ``position`` (a malformed or refused one):
+        the next ``go`` answers without searching, saying ``reason``. The note to add
+        to the message that reports it."""
+        self._position = None
+        self._position_error = reason
+        return "; the next go answers without searching"
 
     @property
     def config(self) -> EngineConfig:
@@ -251,9 +257,7 @@ class UsiEngine:
             self._position = PositionCommand.parse(rest).position
             self._position_error = None
         except UsiError as e:
-            self._position = None
-            self._position_error = str(e)
-            raise UsiError(f"{e}; the next go answers without searching") from None
+            raise UsiError(f"{e}{self._forget_position(str(e))}") from None
 
     def _go(self, rest: str, args: list[str]) -> None:
         if self.searching:

@@ -156,7 +156,7 @@ class SetOptionCommand:
         spaces kept (None when absent or empty)."""
         text = rest.strip()
         m = cls._NAME.match(text)
-        if m is None or m.end() == len(text):
+        if m is None:  # (stripped: `name` needs a name after it)
             raise UsiError("setoption: expected 'setoption name <name> [value <value>]'")
         body = text[m.end() :]
         v = cls._VALUE.search(body)
