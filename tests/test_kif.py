@@ -8,9 +8,12 @@ the code under test.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from usi_mate import Position
 from usi_mate.kif import (
+    FULL_SET,
     KifVariation,
     board_diagram,
     format_kif_moves,
@@ -297,3 +300,64 @@ def test_parse_kif_refuses_what_it_cannot_read():
         parse_kif("手合割：平手\n   1 ７六飛車(77)")
     with pytest.raises(ValueError, match="move 3 where move 2"):
         parse_kif("手合割：平手\n   1 ７六歩(77)\n   3 ３四歩(33)")
+
+
+def test_hand_counts_past_ten_are_written_and_read_in_kanji():
+    # 11 pawns were written 歩十 (10: a different position) and 歩十一 could not be read.
+    sfen = "4k4/9/9/9/9/9/9/9/4K4 b 11P7p 1"
+    assert board_diagram(sfen)[-2] == "先手の持駒：歩十一\u3000"
+    assert board_diagram(sfen)[0] == "後手の持駒：歩七\u3000"
+    assert parse_kif("\n".join(format_kif_record(sfen, []))).sfen == sfen
+    hands = {"十一": 11, "十八": 18, "十": 10, "九": 9, "一": 1, "": 1, "18": 18, "１２": 12}
+    for count, pawns in hands.items():
+        record = format_kif_record("4k4/9/9/9/9/9/9/9/4K4 b - 1", [])
+        record[-2] = "先手の持駒：歩" + count
+        assert parse_kif("\n".join(record)).sfen.split()[2] == (f"{pawns}P" if pawns > 1 else "P")
+    for bad in ("十十", "一十一", "百", "十〇"):
+        record[-2] = "先手の持駒：歩" + bad
+        with pytest.raises(ValueError, match="bad piece count"):
+            parse_kif("\n".join(record))
+
+
+# Pieces that may stand on any square (no dead squares, no two-pawn rule), for the boards.
+_ANYWHERE = ["G", "S", "B", "R", "+P", "+L", "+N", "+S", "+B", "+R"]
+
+
+@st.composite
+def _positions_with_full_hands(draw):
+    """An SFEN with both kings, a few pieces on the board and hands of 0..18 of a kind."""
+    squares = draw(st.lists(st.integers(0, 80), min_size=2, max_size=12, unique=True))
+    board: dict[int, str] = {squares[0]: "K", squares[1]: "k"}
+    left = dict(FULL_SET)
+    for square in squares[2:]:
+        piece = draw(st.sampled_from(_ANYWHERE))
+        if left[piece.lstrip("+")] == 0:
+            continue
+        left[piece.lstrip("+")] -= 1
+        board[square] = piece if draw(st.booleans()) else piece.lower()
+    black_hand = white_hand = ""
+    for letter in "RBGSNLP":
+        black = draw(st.integers(0, left[letter]))
+        white = draw(st.integers(0, left[letter] - black))
+        black_hand += (str(black) if black > 1 else "") + letter if black else ""
+        white_hand += (str(white) if white > 1 else "") + letter.lower() if white else ""
+    hand = black_hand + white_hand
+    rows = []
+    for rank in range(9):
+        row, empty = "", 0
+        for file in range(9):
+            piece = board.get(rank * 9 + file)
+            if piece is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + piece
+            empty = 0
+        rows.append(row + (str(empty) if empty else ""))
+    turn = draw(st.sampled_from("bw"))
+    return Position(f"{'/'.join(rows)} {turn} {hand or '-'} 1").sfen()
+
+
+@settings(max_examples=300, deadline=None)
+@given(_positions_with_full_hands())
+def test_kif_record_reads_back_to_the_same_position(sfen):
+    assert parse_kif("\n".join(format_kif_record(sfen, []))).sfen == sfen

@@ -60,7 +60,8 @@ BOARD_PIECE_NAMES = {**MOVE_PIECE_NAMES, "+L": "杏", "+N": "圭", "+S": "全"}
 PROMOTABLE = frozenset("PLNSBR")
 # Hand pieces in the order KIF lists them: rook first, pawns last.
 HAND_ORDER = "RBGSNLP"
-KANJI_NUMBERS = ["", "", "二", "三", "四", "五", "六", "七", "八", "九", "十"]
+# Kanji digits 1..9 by value; index 0 unused (a KIF hand never writes 〇).
+KANJI_DIGITS = "〇一二三四五六七八九"
 
 
 @dataclass(frozen=True)
@@ -223,10 +224,15 @@ def format_kif_moves(
 
 
 def _kanji_count(n: int) -> str:
-    # Hand counts run to 18 (pawns): 二 … 十, then 十一 … 十八.
-    if n <= 10:
-        return KANJI_NUMBERS[n]
-    return "十" + KANJI_NUMBERS[n - 10] if n < 20 else str(n)
+    # Hand counts run to 18 (pawns). One piece is written without a count (金), as GUIs
+    # write it; then 二 … 九, 十, 十一 … 十八 (十 + the units digit, which may be 一).
+    if n <= 1:
+        return ""
+    if n < 10:
+        return KANJI_DIGITS[n]
+    if n < 20:
+        return "十" + (KANJI_DIGITS[n - 10] if n > 10 else "")
+    return str(n)  # not a hand count of one set; kept readable rather than wrong
 
 
 def _hand_text(hand: dict[str, int]) -> str:
@@ -416,19 +422,24 @@ class KifProblem:
 
 
 def _kanji_number(text: str) -> int:
-    # Hand counts: 二 … 九, 十, 十一 … 十八 (also half-width or full-width digits).
-    text = text.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
-    if not text:
+    # Hand counts: none (one piece), 一 … 九, 十, 十一 … 十九, 二十 …, or half-width or
+    # full-width digits. Anything else is refused rather than guessed at.
+    digits = text.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
+    if not digits:
         return 1
-    if text.isdigit():
-        return int(text)
-    tens, _, ones = text.rpartition("十")
-    if "十" in text:
-        value = (KANJI_NUMBERS.index(tens) if tens else 1) * 10
-        return value + (KANJI_NUMBERS.index(ones) if ones else 0)
-    if text in KANJI_NUMBERS:
-        return KANJI_NUMBERS.index(text)
-    raise ValueError(f"bad piece count {text!r}")
+    if digits.isascii() and digits.isdigit():
+        return int(digits)
+    tens, ten, units = digits.partition("十")
+    if ten:
+        # 十 alone is ten; a tens digit before it is 二 … 九 (一十 is not how counts are written).
+        if tens and (len(tens) != 1 or tens not in KANJI_DIGITS[2:]):
+            raise ValueError(f"bad piece count {text!r}")
+        value = (KANJI_DIGITS.index(tens) if tens else 1) * 10
+    else:
+        value, units = 0, digits
+    if units and (len(units) != 1 or units not in KANJI_DIGITS[1:]):
+        raise ValueError(f"bad piece count {text!r}")
+    return value + (KANJI_DIGITS.index(units) if units else 0)
 
 
 def _read_hand(text: str) -> dict[str, int] | None:
