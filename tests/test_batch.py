@@ -9,6 +9,7 @@ tests survive search changes such as shortest-mate search.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import os
@@ -456,6 +457,94 @@ def test_unknown_input_is_a_usage_error(tmp_path):
     r = run_solve(str(tmp_path / "missing.sfen"))
     assert r.returncode == 2
     assert "neither an existing file nor a position" in r.stderr
+
+
+# ---------------------------------------------------------------------------
+# Output that cannot be written: exit 2 and one message, never a verdict's status
+
+MATE_1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
+needs_dev_full = pytest.mark.skipif(
+    not os.path.exists("/dev/full"), reason="needs /dev/full (a device that is always full)"
+)
+
+
+def assert_cannot_write(r: subprocess.CompletedProcess, prog: str, name: str) -> None:
+    """Exit 2 with one ``cannot write`` line naming the output, and no traceback."""
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.count(f"{prog}: error: cannot write {name}: ") == 1, r.stderr
+
+
+@needs_dev_full
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "csv", "kif"])
+def test_a_full_disk_is_an_io_error_not_a_disagreement(fmt, tmp_path):
+    path = write(tmp_path, "p.sfen", [MATE_1 + " # 1 one"] * 3)
+    r = run_solve(str(path), "--check", "--format", fmt, "--output", "/dev/full", *HASH)
+    assert_cannot_write(r, "usi-mate solve", "/dev/full")
+    assert "No space left on device" in r.stderr
+
+
+@needs_dev_full
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_stdout_on_a_full_disk_is_an_io_error(jobs, tmp_path):
+    path = write(tmp_path, "p.sfen", [MATE_1 + " # 1 one"] * 4)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(
+            [*solve_command(), str(path), "--check", "--jobs", jobs, *HASH],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=ENV,
+            cwd=PACKAGE_ROOT,
+            text=True,
+            encoding="utf-8",
+            timeout=60,
+            check=False,
+        )
+    # Not 120 (Python failing to flush stdout at exit) nor 1 (a disagreement).
+    assert_cannot_write(r, "usi-mate solve", "stdout")
+    assert "Exception ignored" not in r.stderr
+
+
+def test_an_output_in_a_missing_folder_is_an_io_error(tmp_path):
+    missing = str(tmp_path / "nodir" / "c.txt")
+    r = run_solve(MATE_1, "--output", missing, *HASH)
+    assert_cannot_write(r, "usi-mate solve", missing)
+    assert "No such file or directory" in r.stderr
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n\n   \n"])
+def test_an_input_without_a_problem_line_is_a_usage_error(text, tmp_path):
+    empty = write(tmp_path, "empty.sfen", [text])
+    for args, stdin in (([str(empty)], None), (["-"], text)):
+        r = run_solve(*args, "--check", *HASH, stdin=stdin)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "usi-mate solve: error: no problem to solve" in r.stderr
+
+
+def test_a_failure_at_close_is_reported_once():
+    # A write that fails late: the disk fills between the last flush and the close
+    # (or NFS reports EIO then). The stream says so, naming the output, once.
+    from usi_mate.outputs import OutputError, OutputStream
+
+    class FailsAtClose(io.StringIO):
+        def close(self):
+            super().close()
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    out = OutputStream(FailsAtClose(), "late.txt", owned=True)
+    out.write("a record\n")
+    with pytest.raises(OutputError, match=r"^cannot write late\.txt: Input/output error$"):
+        out.close()
+    out.close()  # once reported, the cleanup cannot fail again
+    out.write("more")
+
+    class FailsAtFlush(io.StringIO):
+        def flush(self):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    out = OutputStream(FailsAtFlush(), "full.txt", owned=True)
+    with pytest.raises(OutputError, match="No space left on device"):
+        out.close()
 
 
 # ---------------------------------------------------------------------------

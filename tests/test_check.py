@@ -419,6 +419,56 @@ def test_check_command_on_a_file_and_a_kif(tmp_path):
     assert run_cli("check").returncode == 2
 
 
+def run_cli_to(stdout, *args: str) -> subprocess.CompletedProcess:
+    """``usi-mate`` with its stdout sent to ``stdout`` (an open file), stderr captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "usi_mate", *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env=ENV,
+        cwd=PACKAGE_ROOT,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+
+
+def assert_cannot_write(r: subprocess.CompletedProcess, name: str) -> None:
+    """Exit 2 (not 1, "flawed") with one ``cannot write`` line naming the output."""
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+    assert r.stderr.count(f"usi-mate check: error: cannot write {name}: ") == 1, r.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "kif"])
+def test_check_on_a_full_disk_is_an_io_error_not_a_flaw(fmt):
+    common = ("check", SOUND, "--nodes", str(NODES), "--hash", "16", "--format", fmt)
+    r = run_cli(*common, "--output", "/dev/full")
+    assert_cannot_write(r, "/dev/full")
+    assert "No space left on device" in r.stderr
+    with open("/dev/full", "w") as full:
+        assert_cannot_write(run_cli_to(full, *common), "stdout")
+
+
+def test_check_into_a_missing_folder_is_an_io_error(tmp_path):
+    missing = str(tmp_path / "nodir" / "c.txt")
+    r = run_cli("check", SOUND, "--nodes", str(NODES), "--hash", "16", "--output", missing)
+    assert_cannot_write(r, missing)
+    assert "No such file or directory" in r.stderr
+
+
+@pytest.mark.parametrize("text", ["", "\n", "# only a comment\n  \n"])
+def test_check_of_an_input_without_a_problem_line_is_a_usage_error(text, tmp_path):
+    empty = tmp_path / "empty.sfen"
+    empty.write_text(text, encoding="utf-8")
+    for args, stdin in (([str(empty)], None), (["-"], text)):
+        r = run_cli("check", *args, "--hash", "16", stdin=stdin)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)  # not 0, "every problem is sound"
+        assert "usi-mate check: error: no problem to check" in r.stderr
+
+
 def test_solve_with_check_cooks_adds_the_check_to_each_record(tmp_path):
     problems = tmp_path / "p.sfen"
     problems.write_text(f"{COOK_AT_3} # 5 cook\n{SPARE} # 3 spare\n", encoding="utf-8")

@@ -6,15 +6,17 @@ This module is the command line only: the problem-file format is
 
 Exit status: 0 done; 1 with ``--check``, some result disagrees with its label (or
 is unknown, or its line could not be read), and always when a problem was lost
-to a failing worker; 2 bad usage, an unreadable file or a table that does not fit
-in memory; 130 interrupted by Ctrl-C, 143 by SIGTERM (what was solved is written,
-the output stays valid).
+to a failing worker; 2 bad usage, an unreadable file, an input without a problem
+line, a table that does not fit in memory, or results that cannot be written (a
+full disk, a missing folder, an I/O error: one ``error: cannot write`` line, see
+:mod:`usi_mate.outputs`; a reader that goes away, as ``| head``, ends the run
+quietly with 2 as well); 130 interrupted by Ctrl-C, 143 by SIGTERM (what was
+solved is written, the output stays valid).
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import re
 import signal
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .memory import tables_fit
+from .outputs import EXIT_IO, OutputError, open_output
 from .problems import Problem, make_problem
 from .records import WRITERS, Tally, make_check_record, make_record, print_disagreements
 from .runners import InOrder, SolverSpec, Stopped, describe_failure, make_runner
@@ -211,6 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Solve tsume-shogi problems in batch: problem files, positions, "
         "or - for stdin. One position a line: '<sfen> # <expected> <id> [key=value ...]'.",
+        epilog="exit status: 0 done; 1 --check found a disagreement (or a problem was lost "
+        "to a failing worker); 2 bad usage, unreadable input, no problem line, a table "
+        "too large, or results that cannot be written (error: cannot write ...); "
+        "130 interrupted, 143 terminated.",
     )
     p.add_argument(
         "inputs",
@@ -297,16 +304,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _open_output(path: str | None):
-    if path and path != "-":
-        return open(path, "w", encoding="utf-8", newline="\n"), True
-    # Our own UTF-8 view of stdout: KIF and ids are Japanese, whatever the locale.
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        return sys.stdout, False
-    return io.TextIOWrapper(buffer, encoding="utf-8", newline="\n", write_through=True), False
-
-
 class _Terminated(Exception):
     """SIGTERM arrived: stop like Ctrl-C, exit 143."""
 
@@ -322,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.inputs:
             raise _UsageError("no input: give problem files, positions, or - to read stdin")
         problems = _read_problems(_group_inputs(args.inputs), sys.stdin)
+        if not problems:
+            # Nothing solved is no result: 0 would read as "done, all agree".
+            raise _UsageError("no problem to solve: the input has only blank and comment lines")
         solvable = sum(1 for p in problems if p.sfen is not None)
         # No more workers than problems: each one allocates a full table.
         args.jobs = max(1, min(args.jobs, solvable))
@@ -339,24 +339,26 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     try:
-        out, close_out = _open_output(args.output)
-    except OSError as e:
-        print(f"{PROG}: error: cannot write {args.output}: {e.strerror}", file=sys.stderr)
-        return 2
+        out = open_output(args.output)
+    except OutputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_IO
+    status = EXIT_IO
     try:
-        return _run(args, problems, out)
+        status = _run(args, problems, out)
     finally:
         client = getattr(args, "dask_client", None)
         if client is not None:
             client.close()
-        if close_out:
+        try:
             out.close()
-        elif out is not sys.stdout:
-            try:
-                out.flush()
-            except (BrokenPipeError, ValueError):
-                pass
-            out.detach()  # leave sys.stdout's buffer open for whoever runs after us
+        except OutputError as e:
+            # The last buffer did not reach the disk: the output is incomplete.
+            print(f"{PROG}: error: {e}", file=sys.stderr)
+            status = EXIT_IO
+        except BrokenPipeError:
+            status = EXIT_IO
+    return status
 
 
 def _dask_client(address: str):
@@ -385,7 +387,7 @@ def _run(args, problems: list[Problem], out) -> int:
             total=len(problems), file=sys.stderr, unit="problem", dynamic_ncols=True, desc="solving"
         )
     # A bar and records sharing one terminal: clear the bar around each record.
-    bar_shares_terminal = bar is not None and out is not sys.stderr and _is_terminal(out)
+    bar_shares_terminal = bar is not None and out.isatty()
 
     stop_requested = threading.Event()
     terminated = threading.Event()
@@ -482,8 +484,15 @@ def _run(args, problems: list[Problem], out) -> int:
         # The reader went away (`| head`): stop quietly, as other filters do.
         if runner is not None:
             runner.stop()
-        _silence_stdout()
-        return 1
+        return EXIT_IO
+    except OutputError as e:
+        # Results that cannot be written are no verdict: stop solving, say why once.
+        if runner is not None:
+            runner.stop()
+        if bar is not None:
+            bar.close()
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_IO
     except KeyboardInterrupt:
         if runner is not None:
             runner.stop()
@@ -511,29 +520,12 @@ def _run(args, problems: list[Problem], out) -> int:
     return 1 if (args.check and tally.disagreements) or lost else 0
 
 
-def _is_terminal(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 def _report(bar, message: str) -> None:
     text = f"{PROG}: {message}"
     if bar is not None:
         bar.write(text, file=sys.stderr)
     else:
         print(text, file=sys.stderr)
-
-
-def _silence_stdout() -> None:
-    # Python flushes stdout again at exit and would report the broken pipe a
-    # second time; point the descriptor at /dev/null first.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 if __name__ == "__main__":  # python -m usi_mate.batch ...

@@ -9,14 +9,17 @@ JSON lines or KIF with variations.
 
 Exit status: 0 every problem is sound; 1 some problem is cooked, has an unsound
 defence, has no mate or cannot be searched; 3 no flaw was found but some
-question stayed open (undecided); 2 bad usage or an unreadable file; 130
-interrupted by Ctrl-C (the reports finished so far are written).
+question stayed open (undecided); 2 bad usage, an unreadable file, an input
+without a problem line, or reports that cannot be written (a full disk, a
+missing folder, an I/O error: one ``error: cannot write`` line, see
+:mod:`usi_mate.outputs`; a reader that goes away, as ``| head``, ends the run
+quietly with 2 as well); 130 interrupted by Ctrl-C (the reports finished so far
+are written).
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 from pathlib import Path
@@ -27,6 +30,7 @@ from .check_report import CheckReport, format_kif, format_text
 from .checker import check
 from .kif import parse_kif
 from .memory import tables_fit
+from .outputs import EXIT_IO, OutputError, open_output
 from .problems import make_problem
 from .settings import DEFAULT_HASH_MB
 
@@ -38,7 +42,8 @@ PROG = "usi-mate check"
 # that can be settled at all; --time raises it.
 DEFAULT_TIME_MS = 60_000
 KIF_SUFFIXES = (".kif", ".kifu")
-EXIT_FLAW, EXIT_USAGE, EXIT_UNDECIDED = 1, 2, 3
+EXIT_FLAW, EXIT_UNDECIDED = 1, 3
+EXIT_USAGE = EXIT_IO  # one status for every failure that is not a verdict: 2
 
 
 class _UsageError(Exception):
@@ -52,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check tsume-shogi problems as a composer would: cooks (余詰), "
         "variations (変化, 変同), longer defences and spare pieces (駒余り) along the main "
         "line, with a verdict for each problem.",
+        epilog="exit status: 0 every problem sound; 1 some problem flawed (cooked, unsound "
+        "defence, no mate, invalid); 3 no flaw but a question open (undecided); 2 no "
+        "verdict: bad usage, unreadable input, no problem line, or reports that cannot "
+        "be written (error: cannot write ...); 130 interrupted.",
     )
     p.add_argument(
         "inputs",
@@ -195,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.inputs:
             raise _UsageError("no input: give positions, problem or KIF files, or - for stdin")
         problems = _read_inputs(args.inputs, args.line, sys.stdin)
+        if not problems:
+            # Nothing checked is no verdict: 0 would read as "every problem is sound".
+            raise _UsageError("no problem to check: the input has only blank and comment lines")
         # A check may use a second table as large for its hardest questions.
         too_big = tables_fit(args.hash, 2)
         if too_big:
@@ -203,13 +215,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    if args.output and args.output != "-":
-        out = open(args.output, "w", encoding="utf-8", newline="\n")
-    else:
-        out = io.TextIOWrapper(
-            sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=True
-        )
+    try:
+        out = open_output(args.output)
+    except OutputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_IO
     solver = Solver(args.hash)
+    status = None
     verdicts: list[str] = []
     try:
         for problem in problems:
@@ -234,19 +246,25 @@ def main(argv: list[str] | None = None) -> int:
             _write(out, args.format, problem, report, args.verbose)
             verdicts.append(report.verdict)
     except KeyboardInterrupt:
-        return 130
+        status = 130
     except BrokenPipeError:
-        return 1
+        # The reader went away (`| head`): stop quietly, as other filters do.
+        status = EXIT_IO
+    except OutputError as e:
+        # Reports that cannot be written are no verdict about the problems.
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        status = EXIT_IO
     finally:
-        if out is not sys.stdout and not out.closed:
-            try:
-                out.flush()
-            except (BrokenPipeError, ValueError):
-                pass
-            if args.output and args.output != "-":
-                out.close()
-            else:
-                out.detach()
+        try:
+            out.close()
+        except OutputError as e:
+            # The last buffer did not reach the disk: the reports are incomplete.
+            print(f"{PROG}: error: {e}", file=sys.stderr)
+            status = EXIT_IO
+        except BrokenPipeError:
+            status = EXIT_IO
+    if status is not None:
+        return status
     if any(v in ("cooked", "unsound_defence", "nomate", "invalid") for v in verdicts):
         return EXIT_FLAW
     return EXIT_UNDECIDED if "undecided" in verdicts else 0
