@@ -293,6 +293,22 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Mo
   return verified;
 }
 
+// A mating line under the strict count (every reply counted), proven and read
+// under the strict count's own table salt: lengths recorded with futility
+// judgements would cut a strict read short (a reply recorded as "mate in 1"
+// because its only defences are futile drops). Within the caller's scope.
+bool Solver::strict_line(uint64_t root_key, std::vector<Move>& line) {
+  bool futile_mode = futile_mode_;
+  uint64_t salt = salt_;
+  futile_mode_ = false;
+  salt_ = salt ^ futile_salt_;
+  bool ok = prove_root(root_key, BUDGET_NONE, false).pn == 0 &&
+            rebuild_line(root_key, BUDGET_NONE, false, false, line) && !line.empty();
+  futile_mode_ = futile_mode;
+  salt_ = salt;
+  return ok;
+}
+
 void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& result) {
   const SearchLimits& limits = limits_;
   using Clock = SearchMonitor::Clock;
@@ -404,13 +420,31 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     result.pv = first_line;
     ok = true;
   }
+  // A defender to move whose every reply is a futile interposition is mated at
+  // once by the composers' count (length 0), yet it can move: an empty line
+  // would read as "already checkmated" and a GUI would show no mate. Answer
+  // the line that counts every reply; its length is not claimed the shortest.
+  bool all_futile_root = ok && result.pv.empty() && pos_->side_to_move() != attacker_;
+  if (all_futile_root) {
+    std::vector<Move> strict;
+    auto scope = grace_scope(kFallbackNodes[1]);
+    if (strict_line(root_key, strict)) {
+      result.pv.swap(strict);
+      result.error =
+          "every reply is a futile interposition (mated at once by the composers' count); "
+          "the line counts every reply";
+    } else {
+      all_futile_root = false;  // no reply at all: checkmated on the board
+    }
+  }
   result.line_nodes = line_nodes;
   // The shortest mate is proven (a defence without spare pieces may make the line
   // shorter than `best`). After a futility judgement cut short (futility.cpp) the
   // refutations and lengths may rest on it: then only when the minimum holds with
   // every judgement settled. The line itself is the capped search's, unless the
   // verification proves a shorter mate (then that one and its line).
-  bool proven_min = ok && exact && (!cut_judgements_ || verify_min_length(root_key, best, result.pv));
+  bool proven_min =
+      ok && exact && !all_futile_root && (!cut_judgements_ || verify_min_length(root_key, best, result.pv));
   mate_len_upper_ = best;
   root_pn_ = 0;  // (after the verification's own root searches)
   root_dn_ = PN_INF;

@@ -147,6 +147,7 @@ class Solver {
   void keep_line(uint64_t root_key, uint16_t best, KeptLine& kept);
   bool shorten_along_line(uint64_t root_key, uint16_t best, const std::vector<Move>& line, uint64_t effort);
   bool verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line);
+  bool strict_line(uint64_t root_key, std::vector<Move>& line);
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
                     bool* cut_short = nullptr, uint16_t* tree_len = nullptr);
 

@@ -645,3 +645,31 @@ def test_root_is_and_node_if_checked():
     result = solve(p, root_is_and_node_if_checked=True)
     assert result.status == "mate" and result.moves == []
     assert check_mate_line(p.sfen(), result.moves, and_root=True) is None
+
+
+# Defender to move, every reply a futile interposition (issue 44): the composers' count
+# mates at once, but the side to move can move, so the answer is a line that counts every
+# reply, never an empty one ("already checkmated"). The first is YaneuraOu issue #162's
+# mate in 3 after its three moves; the others are ends of the solver's own lines.
+ALL_FUTILE_DEFENDERS = [
+    "9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1 moves 3d1d 1c1d 3f3c+",
+    "5k1s1/lrgs4l/ppn1pg2n/3b1pppS/2P2n3/PgG1K1P1P/LP3P1P1/7SL/3+r5 w N2Pb3p 1 moves B*7h",
+    "9/9/2k6/9/9/9/3r2g2/9/5K3 w R2B3G4S4N4L17Pp 1 moves 6g6i+ P*5i P*4h 4i3i 6i5i",
+    "9/Pk1+B5/9/+S2l5/9/9/8G/9/9 b BL2r3g3s4n2l17p 1 moves L*8c 8b9b B*8a 9b9a 6b7c",
+]
+
+
+@pytest.mark.parametrize("text", ALL_FUTILE_DEFENDERS)
+def test_a_defender_whose_every_reply_is_futile_gets_a_line(text):
+    result = solve(text, root_is_and_node_if_checked=True, nodes_limit=1_000_000)
+    assert result.status == "mate"
+    assert result.moves, "an empty line for a side that can move"
+    assert len(result.moves) % 2 == 0
+    assert result.min_length is None  # the line counts futile drops: no minimum claimed
+    assert "futile" in (result.error or "")
+    board = cshogi.Board()
+    sfen, _, moves = text.partition(" moves ")
+    board.set_sfen(sfen)
+    for m in moves.split():
+        board.push_usi(m)
+    assert check_mate_line(board.sfen(), result.moves, and_root=True) is None

@@ -795,3 +795,18 @@ def test_cli_solve_without_the_batch_module_exits_2(monkeypatch, capsys):
     monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name: None)
     assert cli.main(["solve", "x.sfen"]) == 2
     assert "batch solver" in capsys.readouterr().err
+
+
+def test_a_defender_whose_every_reply_is_futile_is_not_answered_nomate(usi):
+    # Issue 44: the composers' count mates at once (every reply a futile drop), but the
+    # side to move has 14 legal drops: a line the GUI can replay, not `checkmate nomate`
+    # ("already checkmated") and not `bestmove resign`.
+    out, send = usi.out, usi.send
+    position = "position sfen 9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1 moves 3d1d 1c1d 3f3c+"
+    start = send("setoption name RootIsAndNodeIfChecked value true", position, "go mate 3000")
+    end = out.wait_for("checkmate", start)
+    assert out.lines[end] == "checkmate P*3f 4g3f P*2e 3f2e"
+    assert out.lines[end - 1].endswith("score mate -4 pv P*3f 4g3f P*2e 3f2e")
+    start = send("go btime 0 wtime 0 byoyomi 1000")
+    end = out.wait_for("bestmove", start)
+    assert out.lines[end] == "bestmove P*3f"

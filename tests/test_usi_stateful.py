@@ -41,6 +41,19 @@ GOOD = {
         "mate",
     ),
 }
+# Defender to move (in check), taken along solution lines: with RootIsAndNodeIfChecked the
+# side to move defends and each is a mate; without it the side to move would attack a king
+# that is not there, so the engine must say it cannot search them. The first three end in
+# positions whose every reply is a futile interposition (issue 44: answered "nomate").
+DEFENDER = {
+    "after-mate3": "sfen 9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1 moves 3d1d",
+    "mate3-futile-end": "sfen 9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1 "
+    "moves 3d1d 1c1d 3f3c+",
+    "lance-futile-end": "sfen 9/Pk1+B5/9/+S2l5/9/9/8G/9/9 b BL2r3g3s4n2l17p 1 "
+    "moves L*8c 8b9b B*8a 9b9a 6b7c",
+    "bishop-futile-end": "sfen 9/9/9/9/9/4P1+S2/5+S2+b/4+rNK1L/9 w R4G2S2N2L15Pbnl2p 1 "
+    "moves B*2i 3h2i 5h4i",
+}
 # Parse, but are no tsume: the engine must say it cannot search them.
 UNSEARCHABLE = {
     "defender-in-check": "sfen 4k4/4R4/9/9/9/9/9/9/4K4 b - 1",
@@ -67,6 +80,8 @@ OPTIONS = [
     "setoption name PostSearchLevel value MinLength",
     "setoption name IgnoreFutileInterpositions value false",
     "setoption name PvInterval value 0",
+    "setoption name ReportCooks value true",
+    "setoption name ReportCooks value false",
     "setoption name USI_Hash value abc",
     "setoption name USI_Hash value 99999999999",
     "setoption name Bogus value 1",
@@ -107,9 +122,11 @@ class HostileGui(RuleBasedStateMachine):
         self.position: str | None = GOOD["mate1"][0]  # what the GUI set; None: rejected
         self.kind = "good"  # "good", "unsearchable" or "rejected"
         self.verdict: str | None = "mate"
+        self.defender = False  # the position is one of DEFENDER
+        self.and_root = False  # RootIsAndNodeIfChecked as last set
         self.gos: list[
-            tuple[str, str | None, str, str | None]
-        ] = []  # (kind, position, class, verdict)
+            tuple[str, str | None, str, str | None, bool]
+        ] = []  # (kind, position, class, verdict, RootIsAndNodeIfChecked)
         self.engine.send(f"position {self.position}")
 
     # -- positions ------------------------------------------------------------
@@ -119,23 +136,40 @@ class HostileGui(RuleBasedStateMachine):
         text, verdict = GOOD[name]
         self.engine.send(f"position {text}")
         self.position, self.kind, self.verdict = text, "good", verdict
+        self.defender = False
+
+    @rule(name=st.sampled_from(sorted(DEFENDER)))
+    def set_defender_position(self, name):
+        self.engine.send(f"position {DEFENDER[name]}")
+        self.position, self.defender = DEFENDER[name], True
+
+    @rule(value=st.booleans())
+    def set_root_is_and_node(self, value):
+        self.engine.send(f"setoption name RootIsAndNodeIfChecked value {str(value).lower()}")
+        self.and_root = value
 
     @rule(name=st.sampled_from(sorted(UNSEARCHABLE)))
     def set_unsearchable_position(self, name):
         text = UNSEARCHABLE[name]
         self.engine.send(f"position {text}")
         self.position, self.kind, self.verdict = text, "unsearchable", None
+        self.defender = False
 
     @rule(text=st.sampled_from(REJECTED))
     def set_rejected_position(self, text):
         self.engine.send(f"position {text}")
         self.position, self.kind, self.verdict = None, "rejected", None
+        self.defender = False
 
     # -- searches ------------------------------------------------------------
 
     def _go(self, line: str, kind: str) -> None:
         self.engine.send(line)
-        self.gos.append((kind, self.position, self.kind, self.verdict))
+        if self.defender:  # what the position is depends on RootIsAndNodeIfChecked
+            klass, verdict = ("good", "mate") if self.and_root else ("unsearchable", None)
+            self.gos.append((kind, self.position, klass, verdict, self.and_root))
+        else:
+            self.gos.append((kind, self.position, self.kind, self.verdict, self.and_root))
 
     @rule(ms=st.sampled_from([1, 50, 200]))
     def go_mate(self, ms):
@@ -197,10 +231,10 @@ class HostileGui(RuleBasedStateMachine):
         self.engine.wait_count("readyok", self.readyok, timeout=30)
         got = [x for x in self.engine.lines if x.startswith(("checkmate", "bestmove"))]
         assert len(got) == len(self.gos), (got, self.gos)
-        for answer, (kind, position, klass, verdict) in zip(got, self.gos):
-            self._check(answer, kind, position, klass, verdict)
+        for answer, (kind, position, klass, verdict, and_root) in zip(got, self.gos):
+            self._check(answer, kind, position, klass, verdict, and_root)
 
-    def _check(self, answer, kind, position, klass, verdict) -> None:
+    def _check(self, answer, kind, position, klass, verdict, and_root) -> None:
         assert answer.startswith("checkmate" if kind == "mate" else "bestmove"), answer
         if klass != "good":
             assert answer in ("checkmate timeout", "bestmove resign"), (answer, position)
@@ -211,13 +245,19 @@ class HostileGui(RuleBasedStateMachine):
         elif kind == "mate" and word not in ("timeout",):
             moves = answer.split()[1:]
             board = _board(position)
-            assert check_mate_line(board.sfen(), moves) is None, (answer, position)
+            and_node = and_root and board.is_check()
+            assert moves, (answer, position)
+            assert check_mate_line(board.sfen(), moves, and_root=and_node) is None, (
+                answer,
+                position,
+            )
         elif kind == "analysis" and word != "resign":
             board = _board(position)
+            defending = and_root and board.is_check()
             legal = {cshogi.move_to_usi(m): m for m in board.legal_moves}
             assert word in legal, (answer, position)
             board.push(legal[word])
-            assert board.is_check(), (answer, position)
+            assert defending or board.is_check(), (answer, position)
 
     def teardown(self):
         try:
