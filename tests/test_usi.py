@@ -807,6 +807,7 @@ def test_a_defender_whose_every_reply_is_futile_is_not_answered_nomate(usi):
     end = out.wait_for("checkmate", start)
     assert out.lines[end] == "checkmate P*3f 4g3f P*2e 3f2e"
     assert out.lines[end - 1].endswith("score mate -4 pv P*3f 4g3f P*2e 3f2e")
+    assert "every reply is a futile interposition" in out.lines[end - 2]
     start = send("go btime 0 wtime 0 byoyomi 1000")
     end = out.wait_for("bestmove", start)
     assert out.lines[end] == "bestmove P*3f"

@@ -232,6 +232,32 @@ def test_end_of_input_ends_the_engine(engine):
     assert engine.wait_exit() == 0
 
 
+ZUKOU_003 = (  # 将棋図巧 3: a 45-ply mate whose first proof takes ~0.2 s
+    "2p1g+P3/1P1p1pp2/l1P1g1S+r1/P1B1P1+p2/1p3l3/1kN6/9/2+B6/1r7 b GS2N2Pg2sn2l5p 1"
+)
+
+
+def test_end_of_input_after_a_limited_go_mate_waits_for_its_answer(engine):
+    # Issue 44: `position` and `go mate 2000` piped in, then EOF: the search has a limit
+    # of its own, so it answers before the engine leaves (it used to stop at once and
+    # answer `checkmate timeout`, or nothing).
+    engine.send("setoption name PostSearchLevel value None")
+    engine.send(f"position sfen {ZUKOU_003}")
+    engine.send("go mate 20000")
+    engine.proc.stdin.close()
+    assert engine.wait_exit(timeout=30.0) == 0
+    answers = [x for x in engine.lines if x.startswith("checkmate")]
+    assert len(answers) == 1 and len(answers[0].split()) > 1 + 40, answers
+
+
+def test_end_of_input_stops_an_unlimited_search(engine):
+    # go mate infinite has no limit of its own: EOF (a GUI that died) ends it as quit does.
+    engine.send(f"position sfen {HARD}")
+    engine.send("go mate infinite")
+    engine.proc.stdin.close()
+    assert engine.wait_exit(timeout=5.0) == 0
+
+
 def test_version_flag():
     out = subprocess.run(
         [sys.executable, "-m", "usi_mate", "--version"],

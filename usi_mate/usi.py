@@ -175,6 +175,12 @@ class UsiEngine:
     def serve(self, stdin: Iterable[str]) -> None:
         """Handle lines until ``quit`` or the end of input (which counts as ``quit``).
 
+        At the end of input a running search with a limit of its own (``go mate <ms>``,
+        a node limit, analysis mode with a clock) answers first: piped commands
+        (``position ...`` and ``go mate 2000``, then EOF) get their answer. A search
+        without a limit (``go mate infinite``, ``go infinite``) is stopped at once, as
+        on ``quit``: a GUI that dies closes the pipe.
+
         A line longer than MAX_LINE_CHARS is answered with an info string and not
         handled (from a stream, it is not even held whole in memory); a ``position``
         line so long leaves no position, as a malformed one does, so that the next
@@ -186,7 +192,21 @@ class UsiEngine:
             self.handle_line(line)
             if self.quit_requested:
                 return
+        self._finish_limited_search()
         self.handle_line("quit")
+
+    def _finish_limited_search(self) -> None:
+        """Wait for a running search that ends by its own limit (end of input)."""
+        with self._state_lock:
+            search = self._search
+        if search is None or search.command.holds_answer:
+            return
+        if search.time_ms is None and search.nodes is None:
+            return
+        # The search honours its limit within a grace of a few percent; the bound only
+        # guards against a hang (a node limit has no time bound of its own).
+        wait_s = None if search.time_ms is None else search.time_ms / 1000 * 1.5 + STOP_WAIT_S
+        search.done.wait(wait_s)
 
     def _refuse_long_line(self, head: str) -> None:
         refused = f"line too long (over {MAX_LINE_CHARS:,} characters); ignored"

@@ -69,7 +69,8 @@ def answer_lines(
     if res is None:
         return ["checkmate timeout" if command.mate else "bestmove resign"]
     if res.status == "mate" and res.moves:
-        return [
+        note = [f"info string {printable(res.error, 200)}"] if res.error else []
+        return note + [
             mate_info_line(res),
             f"checkmate {' '.join(res.moves)}" if command.mate else f"bestmove {res.moves[0]}",
         ]
