@@ -608,3 +608,65 @@ def test_solve_many_with_threads(jobs):
     for given, res in zip(inputs[:-2], results[:-2]):
         assert res.status == "mate"
         assert_mates(given.sfen() if isinstance(given, Position) else given, res.moves)
+
+
+def run_script(tmp_path: Path, source: str) -> subprocess.CompletedProcess:
+    """Run ``source`` as a script (its own __main__) from tmp_path, with a timeout."""
+    script = tmp_path / "script.py"
+    script.write_text(source, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, str(script)],
+        env=ENV,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,  # the bug: workers restarted for ever, and the script never returned
+        check=False,
+    )
+
+
+def test_solve_many_from_a_script_without_the_main_guard_raises_a_clear_error(tmp_path):
+    # 'spawn' imports the script again in every worker; at its top level that starts
+    # workers from the worker, which failed and was replaced for ever (314 tracebacks in 30 s).
+    r = run_script(
+        tmp_path,
+        "from usi_mate import solve_many\n"
+        f"for r in solve_many([{MATE_1!r}] * 3, jobs=2, hash_mb=16):\n"
+        "    print(r.status)\n",
+    )
+    assert r.returncode != 0, r.stdout
+    assert r.stderr.count("Traceback") == 1, r.stderr  # the caller's, and no worker's
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("usi_mate.runners.WorkerStartError: the worker processes could not")
+    assert 'if __name__ == "__main__":' in last
+    assert "mate" not in r.stdout
+
+
+def test_the_same_script_with_the_guard_solves(tmp_path):
+    r = run_script(
+        tmp_path,
+        "from usi_mate import solve_many\n"
+        'if __name__ == "__main__":\n'
+        f"    for r in solve_many([{MATE_1!r}] * 3, jobs=2, hash_mb=16):\n"
+        "        print(r.status)\n",
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["mate"] * 3
+
+
+def test_workers_that_die_at_start_up_end_the_run_with_an_error(tmp_path):
+    # Any other start-up death (here the script exits 5 when a worker imports it) must end
+    # the run too: a few replacements, then an error, never a loop.
+    r = run_script(
+        tmp_path,
+        'if __name__ != "__main__":\n'
+        "    raise SystemExit(5)\n"
+        "from usi_mate import solve_many\n"
+        f"for r in solve_many([{MATE_1!r}] * 3, jobs=2, hash_mb=16):\n"
+        "    print(r.status)\n",
+    )
+    assert r.returncode != 0, r.stdout
+    last = r.stderr.strip().splitlines()[-1]
+    assert "WorkerStartError: the worker processes could not start: 3 in a row" in last
+    assert "(the last: exit status 5)" in last

@@ -40,7 +40,15 @@ from ._core import Position, Solver, start_search_thread
 from .settings import DEFAULT_HASH_MB, SearchSettings, check_hash_mb, check_int, check_threads
 from .types import MateResult
 
-__all__ = ["solve_many", "ThreadRunner", "ProcessRunner", "ExecutorRunner", "InOrder", "WorkerDied"]
+__all__ = [
+    "solve_many",
+    "ThreadRunner",
+    "ProcessRunner",
+    "ExecutorRunner",
+    "InOrder",
+    "WorkerDied",
+    "WorkerStartError",
+]
 
 # How many problems may be in flight (submitted, result not yet written), per
 # worker. Results leave in input order, so a slow problem at the head holds
@@ -56,6 +64,40 @@ POLL_SECONDS = 0.05
 
 class WorkerDied(RuntimeError):
     """The worker process searching a problem ended before answering it."""
+
+
+class WorkerStartError(WorkerDied):
+    """The worker processes cannot start, so no problem can be searched in them.
+
+    :func:`solve_many` raises it rather than answer every problem "unknown".
+    """
+
+
+# Workers are started with 'spawn', which imports the caller's main script again in
+# each worker. A script that calls solve_many(jobs=2) at its top level, without
+# `if __name__ == "__main__":`, would start workers from every worker, each of which
+# fails and is replaced for ever. The worker leaves with this status instead (silently:
+# one clear error in the caller beats a traceback per worker) and the caller says why.
+EXIT_UNGUARDED_MAIN = 87
+UNGUARDED_MAIN_MESSAGE = (
+    "the worker processes could not start: they import the main script again "
+    "(multiprocessing's 'spawn'), and the script starts workers (solve_many with jobs > 1) "
+    'when it is imported. Put that code under  if __name__ == "__main__":  in the script'
+)
+# Workers that die before they are ready, this many times in a row, end the run: a
+# crash at start-up (a broken install, a module that fails to import) repeats, and
+# replacing them for ever would never answer.
+MAX_STARTUP_DEATHS = 3
+
+
+def _importing_main_for_a_child() -> bool:
+    """Whether this process is a spawned child still importing its parent's main script.
+
+    multiprocessing sets ``_inheriting`` on the current process while it prepares a
+    spawned (or forkserver) child; its own check against starting processes then,
+    ``spawn._check_not_importing_main``, reads the same flag.
+    """
+    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
 
 
 # A task function: (solver, position text, keywords, stopped) -> its result, or
@@ -254,10 +296,17 @@ class ProcessRunner:
     and a crash in the core takes down one worker and one problem, not the
     caller. The 'spawn' start method is used on every platform: forking a
     process that already runs threads (tqdm's monitor, this runner's
-    dispatcher) can deadlock the child.
+    dispatcher) can deadlock the child. Workers that cannot start (an
+    unguarded main script, see :data:`EXIT_UNGUARDED_MAIN`; a crash at
+    start-up, :data:`MAX_STARTUP_DEATHS` times in a row) fail every task with
+    :class:`WorkerStartError`.
     """
 
     def __init__(self, jobs: int, spec: SolverSpec = SolverSpec(), task: Task = solve_task):
+        if _importing_main_for_a_child():
+            # We are a worker importing an unguarded script: see EXIT_UNGUARDED_MAIN.
+            sys.stdout.flush()
+            os._exit(EXIT_UNGUARDED_MAIN)
         self.window = WINDOW_PER_JOB * jobs
         self._ctx = multiprocessing.get_context("spawn")
         self._spec = spec
@@ -268,6 +317,7 @@ class ProcessRunner:
         self._closing = False
         self._stopping = False
         self._init_error: str | None = None
+        self._startup_deaths = 0  # workers dead before ready since one was last ready
         self._wake_r, self._wake_w = self._ctx.Pipe(duplex=False)
         self._workers = [_Worker(self._ctx, spec, task) for _ in range(jobs)]
         self._dispatcher = threading.Thread(
@@ -281,7 +331,7 @@ class ProcessRunner:
         future: Future = Future()
         with self._lock:
             if self._init_error is not None:
-                future.set_exception(WorkerDied(self._init_error))
+                future.set_exception(WorkerStartError(self._init_error))
                 return future
             self._queue.append((self._next_id, future, text, keywords))
             self._next_id += 1
@@ -334,7 +384,8 @@ class ProcessRunner:
                     return
                 waitables: list[Any] = [self._wake_r]
                 for w in self._workers:
-                    waitables += [w.conn, w.process.sentinel]
+                    if not w.conn.closed:  # a dead worker left unreplaced after a start error
+                        waitables += [w.conn, w.process.sentinel]
             ready = multiprocessing.connection.wait(waitables, timeout=1.0)
             with self._lock:
                 if self._stopping:
@@ -358,6 +409,7 @@ class ProcessRunner:
             return False
         if kind == "ready":
             w.ready = True
+            self._startup_deaths = 0
         elif kind == "init-error":
             self._init_error = value
             for _, future, _, _ in self._queue:
@@ -386,8 +438,36 @@ class ProcessRunner:
             )
             w.task = None
         w.conn.close()
+        if not w.ready and self._init_error is None:
+            self._startup_deaths += 1
+            code = w.process.exitcode
+            if code == EXIT_UNGUARDED_MAIN:
+                self._fail_start(UNGUARDED_MAIN_MESSAGE)
+            elif self._startup_deaths >= MAX_STARTUP_DEATHS:
+                self._fail_start(
+                    f"the worker processes could not start: {self._startup_deaths} in a row "
+                    f"ended before they were ready (the last: {_describe_exit(code)}). From "
+                    'a script, is solve_many called under  if __name__ == "__main__":  ?'
+                )
         if self._init_error is None and not self._stopping:
-            self._workers[i] = _Worker(self._ctx, self._spec, self._task)
+            try:
+                self._workers[i] = _Worker(self._ctx, self._spec, self._task)
+            except OSError as e:  # no process or pipe to be had: as good as a start-up death
+                self._fail_start(f"cannot start a worker process: {e}")
+
+    def _fail_start(self, message: str) -> None:
+        # Called with the lock held: no worker will answer, so neither queued tasks nor
+        # tasks submitted from now on wait for one.
+        self._init_error = message
+        waiting = [f for _, f, _, _ in self._queue] + [w.task[1] for w in self._workers if w.task]
+        self._queue.clear()
+        for w in self._workers:
+            w.task = None
+        for future in waiting:
+            # Running: a ready worker's task (its answer, if it comes, is dropped); pending:
+            # queued (False when the caller cancelled it).
+            if future.running() or future.set_running_or_notify_cancel():
+                future.set_exception(WorkerStartError(message))
 
     def stop(self) -> None:
         """Cancel queued searches and terminate the workers now.
@@ -604,6 +684,12 @@ def solve_many(
     Ctrl-C, or abandoning the iterator, stops the searches and the workers.
     Raises at once for bad arguments.
 
+    Worker processes (``jobs`` > 1) are started with multiprocessing's "spawn",
+    which imports the main script again in each: a script must call this under
+    ``if __name__ == "__main__":``. Without it, and whenever the workers keep
+    dying before they are ready, iterating raises :class:`WorkerStartError` (a
+    RuntimeError that says why) instead of waiting for workers that never come.
+
     >>> for r in solve_many(["4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"]):
     ...     print(r.status, r.moves)
     mate ['G*5b']
@@ -660,6 +746,8 @@ def _solve_many(
                 result = MateResult(status="invalid", error=str(key))
             elif isinstance(result, (ValueError, TypeError)):
                 result = MateResult(status="invalid", error=str(result))
+            elif isinstance(result, WorkerStartError):
+                raise WorkerStartError(str(result)) from None  # no problem will be searched
             elif isinstance(result, BaseException):
                 result = MateResult(status="unknown", error=describe_failure(result))
             yield result
