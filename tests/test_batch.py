@@ -548,6 +548,57 @@ def test_a_failure_at_close_is_reported_once():
 
 
 # ---------------------------------------------------------------------------
+# Echoed input: clipped and escaped, as the USI engine echoes it
+
+BIG_LINE = "x" * 8_000_000 + " # 3 big"  # a malformed 8 MB line
+# Ids and a malformed position with escape sequences: clear the screen, set the
+# terminal's title (OSC ... BEL), colour; a C1 CSI and a bidi override.
+HOSTILE_LINES = [
+    MATE_1 + " # 1 \x1b[2Jclear",
+    MATE_1 + " # 1 \x1b]0;title\x07osc",
+    "bad\x1b[31mred # 1 red\x9b2J\u202eid",
+]
+TERMINAL_CONTROLS = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+def hostile_file(tmp_path: Path) -> Path:
+    return write(tmp_path, "hostile.sfen", [BIG_LINE, *HOSTILE_LINES])
+
+
+def assert_echoes_are_safe(r: subprocess.CompletedProcess) -> None:
+    """Neither stream holds the 8 MB line or a character a terminal would act on."""
+    assert len(r.stdout) + len(r.stderr) < 20_000, (len(r.stdout), len(r.stderr))
+    for stream in (r.stdout, r.stderr):
+        assert not any(c in stream for c in TERMINAL_CONTROLS), stream
+    assert "x" * 300 not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "csv", "kif"])
+def test_solve_clips_and_escapes_what_it_echoes(fmt, tmp_path):
+    r = run_solve(str(hostile_file(tmp_path)), "--format", fmt, *HASH)
+    assert r.returncode == 0, r.stderr[:2000]
+    assert_echoes_are_safe(r)
+    # Shown escaped, as the USI engine shows them (jsonl escapes the backslash once more).
+    shown = r.stdout.replace("\\\\", "\\")
+    for escaped in ("\\x1b[2Jclear", "\\x1b]0;title\\x07osc", "red\\x9b2J\\u202eid"):
+        assert escaped in shown, (escaped, r.stdout)
+    assert "skipped: SFEN needs at least three fields" in r.stderr
+    assert "'bad\\x1b[31mred'" in r.stderr and "xxx..." in r.stderr
+
+
+def test_printable_keeps_japanese_for_people_and_escapes_what_terminals_act_on():
+    from usi_mate.echo import printable
+    from usi_mate.usi_commands import printable as usi_printable
+
+    assert usi_printable is printable  # one function, still importable where it was
+    assert printable("玉\x1b[2J\x9b\u202e\u3000id", ascii_only=False) == (
+        "玉\\x1b[2J\\x9b\\u202e\u3000id"
+    )
+    assert printable("玉\x1b", 80) == "\\u7389\\x1b"  # the USI side: ASCII only
+    assert printable("a" * 10, 4, ascii_only=False) == "aaaa..."
+
+
+# ---------------------------------------------------------------------------
 # solve_many
 
 

@@ -469,6 +469,37 @@ def test_check_of_an_input_without_a_problem_line_is_a_usage_error(text, tmp_pat
         assert "usi-mate check: error: no problem to check" in r.stderr
 
 
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "kif"])
+def test_check_clips_and_escapes_what_it_echoes(fmt, tmp_path):
+    # A malformed 8 MB line was echoed whole on stderr; ids with escape sequences (clear
+    # the screen, set the title) reached the terminal raw.
+    problems = tmp_path / "hostile.sfen"
+    lines = [
+        "x" * 8_000_000 + " # 3 big",
+        f"{SOUND} # 3 \x1b[2Jclear",
+        f"{SOUND} # 3 \x1b]0;title\x07osc",
+        "bad\x1b[31mred # 1 red\x9b2J",
+    ]
+    problems.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = run_cli("check", str(problems), "--nodes", str(NODES), "--hash", "16", "--format", fmt)
+    assert r.returncode == 1, r.stderr[:2000]  # the malformed lines are invalid
+    assert len(r.stdout) + len(r.stderr) < 60_000, (len(r.stdout), len(r.stderr))
+    for stream in (r.stdout, r.stderr):
+        assert not any(c in stream for c in ("\x1b", "\x07", "\x9b")), stream
+    assert "x" * 300 not in r.stderr
+    shown = r.stdout.replace("\\\\", "\\")  # jsonl escapes the backslash once more
+    assert "\\x1b[2Jclear" in shown and "\\x1b]0;title\\x07osc" in shown
+    assert "usi-mate check: red\\x9b2J: skipped:" in r.stderr
+    assert "'bad\\x1b[31mred'" in r.stderr
+
+
+def test_check_escapes_an_illegal_move_of_the_given_line():
+    r = run_cli("check", SOUND, "--line", "R*1a \x1b[2J" + "y" * 5000, "--hash", "16")
+    assert r.returncode == 1
+    assert "\x1b" not in r.stderr and "y" * 300 not in r.stderr, r.stderr
+    assert "\\x1b[2J" in r.stderr
+
+
 def test_solve_with_check_cooks_adds_the_check_to_each_record(tmp_path):
     problems = tmp_path / "p.sfen"
     problems.write_text(f"{COOK_AT_3} # 5 cook\n{SPARE} # 3 spare\n", encoding="utf-8")

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .echo import ECHO_LIMIT, printable
 from .memory import tables_fit
 from .outputs import EXIT_IO, OutputError, open_output
 from .problems import Problem, make_problem
@@ -119,11 +120,16 @@ def _group_inputs(args: list[str]) -> list[tuple[str, str]]:
         elif current is not None:
             current.append(arg)
         elif os.path.isdir(arg):
-            raise _UsageError(f"{arg!r} is a directory, not a problem file")
+            raise _UsageError(f"'{_echo_arg(arg)}' is a directory, not a problem file")
         else:
-            raise _UsageError(f"{arg!r} is neither an existing file nor a position")
+            raise _UsageError(f"'{_echo_arg(arg)}' is neither an existing file nor a position")
     close()
     return groups
+
+
+def _echo_arg(arg: str) -> str:
+    # An argument repeated in a message: clipped, and no escape sequence reaches the terminal.
+    return printable(arg, ECHO_LIMIT, ascii_only=False)
 
 
 def _read_problems(groups: list[tuple[str, str]], stdin) -> list[Problem]:

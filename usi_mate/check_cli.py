@@ -28,6 +28,7 @@ from ._core import Solver
 from .batch import _group_inputs, _hash_mb, _nodes, _time_ms
 from .check_report import CheckReport, format_kif, format_text
 from .checker import check
+from .echo import ECHO_ERROR_LIMIT, ECHO_ID_LIMIT, printable
 from .kif import parse_kif
 from .memory import tables_fit
 from .outputs import EXIT_IO, OutputError, open_output
@@ -116,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _echo_error(error: Exception) -> str:
+    # A message that quotes the input: clipped, and no escape sequence reaches the terminal.
+    return printable(str(error), ECHO_ERROR_LIMIT, ascii_only=False)
+
+
 def _decode(data: bytes) -> str:
     # KIF files from Windows tools are often Shift_JIS (.kif); .kifu is UTF-8.
     try:
@@ -135,10 +141,10 @@ def _read_inputs(inputs: list[str], line: str | None, stdin) -> list[dict]:
             except OSError as e:
                 raise _UsageError(f"cannot read {value}: {e.strerror}") from None
             except ValueError as e:
-                raise _UsageError(f"{value}: {e}") from None
+                raise _UsageError(f"{value}: {_echo_error(e)}") from None
             problems.append(
                 {
-                    "id": Path(value).stem,
+                    "id": printable(Path(value).stem, ECHO_ID_LIMIT, ascii_only=False),
                     "sfen": record.sfen,
                     "line": list(record.moves),
                     "source": value,
@@ -240,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                     exhaustive=not args.first_flaw,
                 )
             except ValueError as e:
-                print(f"{PROG}: {problem['id']}: {e}", file=sys.stderr)
+                # e.g. an illegal move of --line, quoted in the message as it was given
+                print(f"{PROG}: {problem['id']}: {_echo_error(e)}", file=sys.stderr)
                 verdicts.append("invalid")
                 continue
             _write(out, args.format, problem, report, args.verbose)

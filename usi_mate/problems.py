@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._core import Position
+from .echo import ECHO_ERROR_LIMIT, ECHO_ID_LIMIT, printable
 
 __all__ = ["Expected", "Problem", "parse_problem_line", "make_problem", "read_problem_file"]
 
@@ -146,18 +147,31 @@ class Problem:
 
 
 def make_problem(index: int, source: str, line_no: int, raw: str, fallback_id: str) -> Problem:
-    """Parse one line into a :class:`Problem` (a malformed one gets ``sfen=None`` and ``error``)."""
+    """Parse one line into a :class:`Problem` (a malformed one gets ``sfen=None`` and ``error``).
+
+    The id and the error are made safe to echo (:func:`usi_mate.echo.printable`: clipped,
+    control characters escaped): both end up on a terminal or in a report, and the error
+    quotes the input it refuses, which may be an 8 MB line or an escape sequence.
+    """
     try:
         text, expected, problem_id, extra = parse_problem_line(raw)
     except ValueError as e:
         text = raw.partition("#")[0].strip()
-        return Problem(index, source, line_no, fallback_id, text, None, None, str(e))
-    pid = problem_id or fallback_id
+        return Problem(index, source, line_no, _echo_id(fallback_id), text, None, None, _echo(e))
+    pid = _echo_id(problem_id or fallback_id)
     try:
         sfen = Position(text).sfen()
     except ValueError as e:
-        return Problem(index, source, line_no, pid, text, None, expected, str(e), extra)
+        return Problem(index, source, line_no, pid, text, None, expected, _echo(e), extra)
     return Problem(index, source, line_no, pid, text, sfen, expected, None, extra)
+
+
+def _echo_id(problem_id: str) -> str:
+    return printable(problem_id, ECHO_ID_LIMIT, ascii_only=False)
+
+
+def _echo(error: ValueError) -> str:
+    return printable(str(error), ECHO_ERROR_LIMIT, ascii_only=False)
 
 
 def read_problem_file(path: str | Path) -> Iterator[Problem]:

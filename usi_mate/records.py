@@ -19,6 +19,7 @@ import json
 import sys
 from dataclasses import dataclass, field
 
+from .echo import ECHO_ERROR_LIMIT, printable
 from .problems import Problem
 from .types import MateResult
 
@@ -96,7 +97,8 @@ def make_record(
         agrees = False  # a line that could not be read or solved confirms no label
     return {
         "id": problem.id,
-        "sfen": problem.sfen or problem.text,
+        # A line that is no position is echoed as read, clipped and escaped (see .echo).
+        "sfen": problem.sfen or printable(problem.text, ECHO_ERROR_LIMIT, ascii_only=False),
         "expected": problem.expected.text if problem.expected else None,
         "status": status,
         "length": length,

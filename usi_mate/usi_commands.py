@@ -10,29 +10,22 @@ import re
 from dataclasses import dataclass
 
 from ._core import BLACK, Position
+
+# printable and ECHO_LIMIT live in .echo, shared with the batch tools; imported here too
+# because the USI modules import them from this one.
+from .echo import ECHO_LIMIT, printable  # noqa: F401
 from .settings import MAX_LENGTH, MAX_TIME_MS
 
 # Analysis mode (`go btime ... byoyomi ...`): answer this much before the budget ends so
 # that the GUI's clock, which starts before our process sees `go`, does not flag us.
 ANALYSIS_MARGIN_MS = 100
 ANALYSIS_MIN_MS = 10
-# Echoed text in info strings is clipped so junk input cannot flood a GUI's log.
-ECHO_LIMIT = 80
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class UsiError(ValueError):
     """A malformed command; the message becomes one ``info string`` line."""
-
-
-def printable(text: str, limit: int = ECHO_LIMIT) -> str:
-    """``text`` made safe for one info line: ASCII, no control characters, clipped."""
-    if len(text) > limit:
-        text = text[:limit] + "..."
-    text = text.encode("ascii", "backslashreplace").decode("ascii")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _parse_ms(token: str | None, what: str) -> int:
