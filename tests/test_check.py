@@ -130,6 +130,27 @@ def test_a_last_move_alternative_is_tolerated(solver):
     assert_replays(report)
 
 
+# A one-move problem with two mates (constructed for this test): the king on 1a, a white
+# knight on 2a, a black gold on 2c and a gold in hand. ▲１二金打 and ▲２二金打 both
+# mate, each gold guarded by the one on 2c; antma/tsumeshogi-check's
+# tsume1 not_unique_mate is the same case.
+ONE_MOVE_TWO_MATES = "7nk/9/7G1/9/9/9/9/9/9 b G2r2b2g4s3n4l18p 1"
+ONE_MOVE_ONE_MATE = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"  # only ▲５二金打
+
+
+def test_in_a_one_move_problem_another_mate_is_a_cook(solver):
+    # The last move of a one-move problem is its whole solution: it was "sound", with
+    # the other mate listed as a tolerated last-move alternative.
+    for line in (None, ["G*1b"], ["G*2b"]):
+        report = run(ONE_MOVE_TWO_MATES, solver, line=line)
+        assert len(report.main_line) == 1
+        assert (report.verdict, report.verdict_move) == ("cooked", 1), report.verdict_text
+        assert report.of_kind("last_move") == []
+        assert {report.main_line[0], *(a.move for a in report.cooks)} == {"G*1b", "G*2b"}
+        assert all(a.length == 1 and a.move_number == 1 for a in report.cooks)
+    assert run(ONE_MOVE_ONE_MATE, solver).verdict == "sound"  # one mate: nothing to tolerate
+
+
 def test_variations_as_long_as_the_main_line(solver):
     report = run(SAME_LENGTH, solver)
     assert report.verdict == "sound"

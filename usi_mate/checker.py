@@ -322,7 +322,9 @@ class _Check:
             q.note = _why_open(r)
 
     def _attack_kind(self, q: _Question) -> Kind:
-        if q.number == len(self.main):
+        if q.number == len(self.main) > 1:
+            # Tolerated at the last move of a longer line (最終手余詰). In a one-move
+            # problem the last move is the whole solution: another mate there is a cook.
             return "last_move"
         # A mate that passes through a position of the main line is no solution
         # of its own: after a position up to the branch point (a loop) it goes
