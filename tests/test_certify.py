@@ -231,12 +231,6 @@ def test_certificate_budget_gives_incomplete_not_certified():
     assert check.status == "incomplete"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 44 item 6: the fix belongs in usi_mate/_core.pyx (Solver._request lets "
-    "certify_nodes=0/None through, and _certification reads the core's 'no certificate "
-    "built' (status 0) as 'refuted'); remove this mark with that fix",
-)
 @pytest.mark.parametrize("budget", [0, None])
 def test_a_certificate_budget_of_nothing_is_never_a_refutation(budget):
     # A correct "no mate" with no budget to build its tree was reported "refuted", which

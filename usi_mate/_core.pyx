@@ -594,6 +594,8 @@ def _certification(sfen, out, bint root_is_and_node_if_checked):
     from usi_mate.certify import canonical_sfen, verify_no_mate
 
     status, refutations, nodes, failed_at, failed_path = out["certificate"]
+    if status == 0:  # (certify_nodes 0: nothing was built, so nothing is refuted either)
+        return Certification("incomplete", nodes, "", "no disproof tree was built (certify_nodes is 0)")
     if status == 2:
         return Certification("incomplete", nodes, "",
                              "the disproof tree did not fit in certify_nodes (or the search was stopped)")
