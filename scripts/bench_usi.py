@@ -328,16 +328,21 @@ class UsiEngine:
 
     # -- solving
 
-    def solve(self, sfen: str, time_ms: int) -> Answer:
-        """``position sfen`` + ``go mate time_ms``; the answer and its wall time."""
+    def solve(self, sfen: str, time_ms: int, infinite: bool = False) -> Answer:
+        """``position sfen`` + ``go mate time_ms``; the answer and its wall time.
+
+        With ``infinite``, ``go mate infinite`` instead, and ``time_ms`` is the harness's
+        cap: a GUI user who gives up presses Stop (ShogiHome then sends ``quit`` and
+        ignores what follows), so an engine without an answer by then is killed and the
+        problem counts as a timeout."""
         if self.proc is None:
             self.start()
             self.restarts += 1
         self.wait_idle()
         self.send(f"position sfen {sfen}")
         start = time.perf_counter()
-        self.send(f"go mate {time_ms}")
-        deadline = start + time_ms / 1000.0 + GUARD_S
+        self.send("go mate infinite" if infinite else f"go mate {time_ms}")
+        deadline = start + time_ms / 1000.0 + (0.0 if infinite else GUARD_S)
         while True:
             try:
                 line = self.lines.get(timeout=max(0.0, deadline - time.perf_counter()))
@@ -556,8 +561,13 @@ def header(args: argparse.Namespace, engines: list[UsiEngine]) -> str:
         pass
     lines = [
         f"{datetime.now():%Y-%m-%d %H:%M}, commit {commit}, {cpu}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}; {args.time} ms a problem (`go mate {args.time}`), "
-        f"futile ends judged with --futile-depth {args.futile_depth}"
+        f"Python {platform.python_version()}; "
+        + (
+            f"`go mate infinite`, the harness's cap {args.time} ms a problem, "
+            if args.infinite
+            else f"{args.time} ms a problem (`go mate {args.time}`), "
+        )
+        + f"futile ends judged with --futile-depth {args.futile_depth}"
         + (", every engine restarted before each problem" if args.restart_each else ""),
         "",
     ]
@@ -598,7 +608,7 @@ def run(args: argparse.Namespace) -> int:
                     if args.restart_each and engine.proc is not None:
                         engine.close()
                         engine.start()
-                    answer = engine.solve(p.sfen, args.time)
+                    answer = engine.solve(p.sfen, args.time, args.infinite)
                     verdict, reason, end = judge(
                         p.sfen, p.expected, answer, limit_s, args.futile_depth
                     )
@@ -670,6 +680,12 @@ def main(argv: list[str] | None = None) -> int:
         help="a USI option for engine NAME (* = every engine); repeatable",
     )
     parser.add_argument("--time", type=int, default=10_000, metavar="MS", help="per problem")
+    parser.add_argument(
+        "--infinite",
+        action="store_true",
+        help="send `go mate infinite` (what GUIs send without a time limit); --time is then "
+        "the harness's cap, after which the engine is killed and the problem is a timeout",
+    )
     parser.add_argument("--jsonl", metavar="OUT", help="write every record here")
     parser.add_argument("--only", metavar="REGEX", help="problems whose id matches (re.search)")
     parser.add_argument("--limit", type=int, metavar="N", help="first N problems of each file")
