@@ -339,3 +339,72 @@ def test_and_node_refuted_by_a_drop_keeps_that_piece_for_the_defender():
     assert _and_node_disproof_hand(Position("7lk/8p/9/9/9/9/9/9/8L w 3Gg 1"), "1a2b", full) == full
     all_golds = "7lk/7p1/9/9/9/9/9/9/8L w 4G 1"
     assert Solver(16).solve(all_golds, root_is_and_node_if_checked=True).status == "mate"
+
+
+# ---------------------------------------------------------------------------
+# A known disagreement with the oracle (issue 44)
+
+# cshogi.DfPn (1.1.0) claims a mate in these positions; usi_mate proves, certified, that
+# there is none. At a defender node of cshogi's line the defender has a capture with a
+# bishop, rook or pawn that may promote or not, and cshogi's search tries only the
+# promotion (the Apery-lineage evasion generator leaves those non-promotions to its "all"
+# variant; cshogi's legal_moves lists both). Promoted, the piece can take the pawn the
+# attacker drops next, so the drop is legal and the line mates; unpromoted it cannot, the
+# drop would be mate on the spot, an illegal pawn-drop mate (打ち歩詰め), and nothing
+# else mates. Each: the position, then the non-promoting capture cshogi ignores.
+CSHOGI_DFPN_SKIPS_NON_PROMOTING_CAPTURE = [
+    # 3i2h, then 2g2h: a rook on 2h cannot take P*1g after S*2f 1g1f (a dragon can).
+    pytest.param("9/9/9/9/9/6+B2/7rk/7ss/6SL1 b Prb4gs4n3l17p 1", "2g2h", id="rook"),
+    # 3h3i S*2i 2h2i, then 1h2i: a bishop on 2i cannot take P*1i after S*2h 1i1h (a horse can).
+    pytest.param("9/9/9/9/7r1/7S1/6+P1p/5B+R+Pb/8k b P4g3s4n4l14p 1", "1h2i", id="bishop"),
+    # 3i2h, then 2g2h: a pawn on 2h cannot take P*1h (a tokin can).
+    pytest.param("9/9/9/9/5b1S1/6+B2/7pk/6G2/6S2 b P2r3g2s4n4l16p 1", "2g2h", id="pawn"),
+]
+
+
+@pytest.mark.parametrize("sfen, capture", CSHOGI_DFPN_SKIPS_NON_PROMOTING_CAPTURE)
+def test_known_disagreement_with_cshogi_dfpn_non_promoting_capture(sfen, capture):
+    """cshogi.DfPn says mate, usi_mate says certified no mate, and the defender's
+    non-promoting capture, a legal move in cshogi's own list at a defender node of
+    cshogi's line, refutes that line. If cshogi fixes its search this fails: the
+    position then belongs with the agreement tests above."""
+    board = cshogi.Board(sfen)
+    dfpn = cshogi.DfPn(nodes=100_000)
+    if not dfpn.search(board):
+        pytest.fail(
+            f"the oracle changed: cshogi.DfPn no longer claims a mate in {sfen} "
+            "(its non-promoting evasions fixed?); move this position out of the known "
+            "disagreements"
+        )
+    line = [cshogi.move_to_usi(m) for m in dfpn.get_pv(board)]
+    # A line by cshogi's own rules: every move legal, checks throughout, mate at the end.
+    assert check_mate_line(sfen, line, allow_futile_end=False) is None, line
+
+    result = Solver(16).solve(sfen, nodes_limit=200_000, post_search="None", certify=True)
+    assert result.status == "nomate", result
+    assert result.certification.status == "certified", result.certification
+
+    # The defender node of cshogi's line where the capture may promote or not.
+    to_square = (int(capture[2]) - 1) * 9 + ord(capture[3]) - ord("a")  # cshogi's numbering
+    for ply in range(1, len(line), 2):
+        before = cshogi.Board(sfen)
+        for move in line[:ply]:
+            before.push_usi(move)
+        legal = {cshogi.move_to_usi(m) for m in before.legal_moves}
+        if capture in legal and capture + "+" in legal and before.piece(to_square):
+            break
+    else:
+        pytest.fail(f"no defender node of cshogi's line {line} has the captures {capture}(+)")
+    assert line[ply] != capture, line
+
+    after = {}
+    for reply in (capture, capture + "+"):
+        position = cshogi.Board(before.sfen())
+        position.push_usi(reply)
+        after[reply] = Solver(16).solve(
+            position.sfen(), nodes_limit=100_000, post_search="None", certify=True
+        )
+    assert after[capture].status == "nomate", (before.sfen(), capture, after[capture])
+    assert after[capture].certification.status == "certified", after[capture].certification
+    # Promoted, the same capture loses: the difference is the promotion alone.
+    assert after[capture + "+"].status == "mate", (before.sfen(), capture + "+")
