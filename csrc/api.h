@@ -130,7 +130,12 @@ struct SolveOutput {
   int hashfull = 0;
   int max_ply = 0;
   std::string error;
-  int min_length = 0;  // SearchResult::min_length (0: the minimum is not proven)
+  int min_length = 0;                               // SearchResult::min_length (0: the minimum is not proven)
+  int min_length_lower = 0;                         // SearchResult::min_length_lower
+  int length_stop = 0;                              // SearchResult::length_stop (a StopReason)
+  uint64_t refine_positions = 0, refine_nodes = 0;  // the refinement walk (refine.h)
+  int refine_passes = 0;
+  std::vector<uint64_t> refine_split;
   // Disproof certificate (see DisproofCertificate): 0 none, 1 built, 2 incomplete, 3 failed.
   int cert_status = 0;
   std::vector<std::pair<std::string, std::string>> cert_refutations;
@@ -140,18 +145,8 @@ struct SolveOutput {
 };
 
 // Runs the solver on a copy of the position, so the caller's object is never
-// touched while the GIL is released.
-inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes_limit, uint64_t time_ms,
-                         bool root_is_and_node_if_checked, int post_search_level, bool ignore_futile_interpositions,
-                         uint64_t certify_nodes, int max_length) {
-  SearchLimits limits;
-  limits.nodes = nodes_limit;
-  limits.time_ms = time_ms;
-  limits.root_is_and_node_if_checked = root_is_and_node_if_checked;
-  limits.post_search = PostSearchLevel(post_search_level);
-  limits.ignore_futile_interpositions = ignore_futile_interpositions;
-  limits.certify_nodes = certify_nodes;
-  limits.max_length = max_length;
+// touched while the GIL is released. `limits` is the request as Python built it.
+inline SolveOutput solve(Solver& solver, const std::string& sfen, const SearchLimits& limits) {
   SearchResult r = solver.solve(sfen, limits);
   SolveOutput out;
   out.status = int(r.status);
@@ -164,6 +159,13 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, uint64_t nodes
   out.max_ply = r.max_ply_reached;
   out.error = r.error;
   out.min_length = r.min_length;
+  out.min_length_lower = r.min_length_lower;
+  out.length_stop = int(r.length_stop);
+  out.refine_positions = solver.refine_stats().positions;
+  out.refine_nodes = solver.refine_stats().nodes;
+  out.refine_passes = solver.refine_stats().passes;
+  out.refine_split = {solver.refine_stats().tiny_nodes, solver.refine_stats().reprove_nodes,
+                      solver.refine_stats().judge_nodes, solver.refine_stats().along_nodes};
   const DisproofCertificate& c = r.certificate;
   out.cert_status = int(c.status);
   for (const auto& [sfen, m] : c.refutations) out.cert_refutations.emplace_back(sfen, move_to_usi(m));

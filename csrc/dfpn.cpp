@@ -10,26 +10,6 @@
 
 namespace usi_mate {
 
-namespace {
-
-// Initial proof number of a new AND node: its number of evasions, with drops
-// to one square counted once. Seven drop interpositions on one square are
-// usually refuted together, so counting them all would make far checks look
-// seven times harder than they are.
-uint32_t evasion_weight(const MoveList& moves) {
-  uint32_t n = 0;
-  Bitboard drop_squares;
-  for (Move m : moves) {
-    if (is_drop(m))
-      drop_squares |= square_bb(move_to(m));
-    else
-      ++n;
-  }
-  return n + uint32_t(drop_squares.popcount());
-}
-
-}  // namespace
-
 SearchFrame& Solver::frame(int ply) {
   // Frames are created once per new maximum depth and reused: the search loop itself never allocates.
   while (int(frames_.size()) <= ply) frames_.push_back(std::make_unique<SearchFrame>());

@@ -47,6 +47,22 @@ struct NodeValue {
   bool path_dependent;
 };
 
+// Initial proof number of a new AND node: its number of evasions, with drops
+// to one square counted once. Seven drop interpositions on one square are
+// usually refuted together, so counting them all would make far checks look
+// seven times harder than they are.
+inline uint32_t evasion_weight(const MoveList& moves) {
+  uint32_t n = 0;
+  Bitboard drop_squares;
+  for (Move m : moves) {
+    if (is_drop(m))
+      drop_squares |= square_bb(move_to(m));
+    else
+      ++n;
+  }
+  return n + uint32_t(drop_squares.popcount());
+}
+
 // One ply more; LEN_INF and the unbounded budget stay where they are.
 inline uint16_t add_len(uint16_t len) { return len >= BUDGET_NONE ? len : uint16_t(len + 1); }
 inline uint16_t child_budget(uint16_t b) { return b >= BUDGET_NONE ? b : uint16_t(b - 1); }

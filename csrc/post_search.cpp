@@ -2,7 +2,9 @@
 // the mating line, within the caller's limits.
 #include <algorithm>
 #include <memory>
+#include <optional>
 
+#include "refine.h"
 #include "scoped_move.h"
 #include "solver.h"
 
@@ -26,22 +28,12 @@ constexpr uint64_t kMinAttemptNodes = 100000;
 // docs/USI.md), but time: it reads the clock itself (mate_line.cpp).
 constexpr uint64_t kGraceNodes = SearchMonitor::kCheckInterval;
 constexpr auto kGraceTime = SearchMonitor::kGraceTime;
+// MinLength's share on long lines, and the lines the refinement walk is for:
+// see docs/DFPN.md, "When the answer is final".
+constexpr uint64_t kLongLine = 256;
+constexpr size_t kWalkMinPlies = 128;
 // Without caller limits, the fallbacks stop after 2 M and 10 M nodes.
 constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
-
-// Without a caller's time or node limit, the length search ends when it
-// stalls: no progress (a shorter mate, a higher lower bound, a shorter mate
-// along the line) for kStallFactor times the nodes at which its last shorter
-// mate was found, at least kStallFactor x kStallMinNodes. Before, a minimum it
-// could not prove kept it searching for ever: zukou-001 (published 69) had its
-// 69-ply line at 29 M nodes (12 s) and was still searching, its table 99%
-// full, at 255 s. Under a limit the caller's budget is spent as before (a
-// stop of this kind under node limits cost answers, BENCHMARKS.md, fifth
-// session). The floor, 64 M nodes (20-30 s): with 8 M, 8 of 40 problems of
-// 図巧 + 無双 stopped before the minima the search proves at 40-273 M nodes
-// (zukou-011, 046, 076, 086, 096, muso-031, 061, 076).
-constexpr uint64_t kStallFactor = 8;
-constexpr uint64_t kStallMinNodes = 8000000;
 
 }  // namespace
 
@@ -85,33 +77,13 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
   bool verifying = kept == nullptr;
   // (Verifying, the step down to best - 2 is expected to fail: start small.)
   uint64_t effort = verifying ? kMinAttemptNodes : std::max<uint64_t>(nodes_, kMinAttemptNodes);
-  // Without a caller's limit: the nodes left before the search counts as
-  // stalled (kStallFactor times the nodes of the last shorter mate, counted
-  // from the last progress of either bound).
-  bool unlimited = !verifying && !limits_.nodes && !limits_.time_ms;
-  uint64_t shorter_at = nodes_, progress_at = nodes_;
-  auto stall_left = [&]() -> uint64_t {
-    uint64_t allowed = kStallFactor * std::max(shorter_at, stall_min_nodes_ ? stall_min_nodes_ : kStallMinNodes);
-    uint64_t since = nodes_ - progress_at;
-    return since >= allowed ? 0 : allowed - since;
-  };
-  auto capped = [&](uint64_t nodes) { return unlimited ? std::min(nodes, stall_left()) : nodes; };
   auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
     if (kept) keep_line(root_key, best, *kept);
     NodeValue w;
     {
-      auto scope = monitor_.nested(nodes_, capped(effort));
+      auto scope = monitor_.nested(nodes_, effort);
       w = prove_root(root_key, uint16_t(b), false);
     }
-    // Progress: a shorter mate, or a higher lower bound. The allowance is
-    // the shorter mate's: measured from each progress of a higher lower
-    // bound, it kept zukou-001 going (the probes halfway raise it now and
-    // then, each time growing the allowance eightfold: 765 M nodes after
-    // the 69-ply line at 29 M, and no end); counting the shorter mates
-    // only cost zukou-016 its proven minimum (23 plies at 14 k nodes, the
-    // lower bound raised at 0.2, 5.9, 8.9, 11.8 and 13.6 M nodes).
-    if (w.pn == 0) shorter_at = nodes_;
-    if (w.pn == 0 || (w.dn == 0 && !depth_cut_)) progress_at = nodes_;
     if (w.pn == 0) {
       best = std::min<uint16_t>(best, w.mate_len);
       if (!verifying) {
@@ -130,10 +102,8 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
     }
     return 0;
   };
-  auto spent = [&] {
-    if (verifying) return monitor_.should_stop(nodes_);
-    return monitor_.caller_budget_spent() || (unlimited && stall_left() == 0);
-  };
+  // The innermost budget: the length search's share (post_search) or the verification's.
+  auto spent = [&] { return monitor_.should_stop(nodes_); };
   while (!spent() && int(best) - 2 > lo) {
     if (attempt(int(best) - 2) != 0) continue;
     if (spent()) break;
@@ -144,8 +114,7 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
     }
     if (!progress && kept && limits_.line_pass && !spent()) {
       keep_line(root_key, best, *kept);
-      progress = shorten_along_line(root_key, best, kept->moves, capped(effort));
-      if (progress) shorter_at = progress_at = nodes_;
+      progress = shorten_along_line(root_key, best, kept->moves, effort);
     }
     if (!progress) effort *= 2;
   }
@@ -247,7 +216,7 @@ void Solver::keep_line(uint64_t root_key, uint16_t best, KeptLine& kept) {
 // A shorter mate proven here (the capped searches refuted it on a judgement
 // cut short) replaces `best` and `line`, its line read with the same exact
 // judgements; it is then the one verified.
-bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line) {
+bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line, uint64_t node_cap) {
   uint64_t cuts = cut_judgements_;
   uint64_t salt = salt_, futile_salt = futile_salt_, cap = limits_.futility_node_cap;
   futile_salt_ = futile_salt_of(++futile_generation_);
@@ -257,7 +226,7 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Mo
   futility_memo_.clear();
   bool verified = false;
   {
-    uint64_t budget = std::max<uint64_t>(4 * nodes_, kExactLineMinNodes);
+    uint64_t budget = std::min(node_cap, std::max<uint64_t>(4 * nodes_, kExactLineMinNodes));
     auto scope = monitor_.nested(nodes_, budget);
     NodeValue w = prove_root(root_key, best, true);  // (fresh: the helpers forget their memos too)
     if (w.pn == 0 && cut_judgements_ == cuts) {
@@ -328,7 +297,27 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     return monitor_.own(cap, deadline, false);
   };
 
-  // 1. The first proof's own line, read off the table at once: every node of
+  uint64_t first_nodes = nodes_;                      // the first proof's work (this thread's)
+  uint64_t futility_cap = limits_.futility_node_cap;  // (restored at the end)
+  if (!futility_cap && first_len <= kUncappedMaxLength) limits_.futility_node_cap = SearchMonitor::kNoLimit;
+  bool min_length = limits.post_search == PostSearchLevel::MinLength;
+  // MinLength's share of work: the walk, the length search and its
+  // verification spend at most this many nodes between them; then the answer
+  // is final, its length proven the shortest or not.
+  uint64_t share = SearchMonitor::kNoLimit;
+  if (min_length && limits.min_length_effort) {
+    // On a line longer than kLongLine plies the share shrinks in proportion.
+    uint64_t scaled = first_nodes * uint64_t(limits.min_length_effort);
+    if (first_len > kLongLine && first_len < BUDGET_NONE) scaled = scaled * kLongLine / first_len;
+    share = std::max(kMinLengthMinNodes, scaled);
+  }
+  std::optional<SearchMonitor::Scope> shortening(monitor_.nested(nodes_, share));
+
+  // 1. The first line. For MinLength the refinement walk over the proven
+  // tree (refine.h): shorter mates near the tree for a small share of the
+  // work, and a line read along its choices, so a line this good is the
+  // answer whatever follows. Otherwise, or when the walk does not finish,
+  // the first proof's own line, read off the table at once: every node of
   // the proof is still there, so this costs no search (unless entries were
   // replaced). Read without futility judgements (each may need a capped
   // sub-search): a valid mating line that may count futile interpositions,
@@ -341,6 +330,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   // only if the line of step 3 (with futility, the answer's count) fails.
   std::vector<Move> first_line;
   bool have_first = false, first_cut_short = false;
+  bool walk_confirmed = false;  // the walk's bound is proven in the table
   uint16_t first_tree = LEN_INF;
   auto read_first_line = [&] {
     uint64_t before = nodes_;
@@ -354,6 +344,41 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   bool out_of_time = monitor_.caller_budget_spent() || Clock::now() >= monitor_.caller_deadline() ||
                      stop_requested_.load(std::memory_order_relaxed);
   if (!out_of_time) read_first_line();
+  // Then, for MinLength, the refinement walk (refine.h), within a quarter of
+  // the share: when its tree is shorter than the first read's, its line and
+  // bound replace them. The walk's values are not in the table, so its tree
+  // is proven there once within its bound (the walked proofs are all in the
+  // table, only their ancestors' records are stale): the length search then
+  // starts from it and lines are read within it.
+  if (min_length && !out_of_time && limits_.refine_passes && have_first && first_line.size() > kWalkMinPlies) {
+    uint64_t before = nodes_;
+    TreeRefiner walk(*this);
+    bool walked;
+    {
+      auto scope = monitor_.nested(nodes_, share == SearchMonitor::kNoLimit ? first_nodes : share / 4);
+      walked = walk.run(root_key, limits_.refine_passes);
+    }
+    refine_stats_ = walk.stats();
+    uint16_t bound = walk.root().len;
+    if (walked && !walk.line().empty() && walk.line().size() < first_line.size()) {
+      first_line = walk.line();
+      first_cut_short = false;
+      report_progress(&first_line);
+    }
+    if (walked && bound < std::min(first_tree, first_len)) {
+      NodeValue w;
+      {
+        auto scope = monitor_.nested(nodes_, std::max(kMinAttemptNodes, first_nodes / 4));
+        w = prove_root(root_key, bound, false);
+      }
+      if (w.pn == 0) {
+        first_tree = std::min(bound, w.mate_len);
+        walk_confirmed = true;
+        mate_len_upper_ = first_tree;
+      }
+    }
+    line_nodes += nodes_ - before;
+  }
 
   // 2. The shortest mate (narrow_length). Recorded lengths go stale: the
   // first read's mating tree is shorter than the root's record on 35 of the
@@ -363,25 +388,30 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   // read within it only once an attempt has proven a mate that short
   // (`table_proves`).
   uint16_t best = first_len;
-  bool from_tree = have_first && first_tree < first_len;
-  if (from_tree) best = first_tree;
+  bool from_tree = have_first && first_tree < first_len && !walk_confirmed;
+  if (have_first && first_tree < first_len) best = first_tree;
   bool minimal = false;
   mate_len_upper_ = best;
-  uint64_t futility_cap = limits_.futility_node_cap;  // (restored at the end)
-  if (!futility_cap && first_len <= kUncappedMaxLength) limits_.futility_node_cap = SearchMonitor::kNoLimit;
   // The first line, read whole, is the first kept line (keep_line); its read
   // counts in the reads' cost.
   KeptLine kept;
   if (have_first && !first_cut_short) {
     kept.moves = first_line;
-    kept.budget = best;
+    // (The walk's line takes the longest defences: read it again within the
+    // proven bound for the composers' choices.)
+    kept.budget = walk_confirmed ? first_len : best;
     kept.cost = line_positions_ + line_nodes;
   }
-  if (limits.post_search == PostSearchLevel::MinLength) {
-    int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
+  int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
+  if (min_length) {
     narrow_length(root_key, best, lo, &kept);
     minimal = int(best) - 2 <= lo;
+    if (!minimal) {
+      StopReason why = monitor_.caller_budget_spent() ? monitor_.reason() : StopReason::None;
+      result.length_stop = why != StopReason::None ? why : StopReason::Effort;
+    }
   }
+  shortening.reset();  // the line and a verification below answer for a minimum already found
   line_nodes += kept.nodes;
   bool table_proves = !from_tree || best < first_tree;
 
@@ -430,6 +460,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     auto scope = grace_scope(kFallbackNodes[1]);
     if (strict_line(root_key, strict)) {
       result.pv.swap(strict);
+      result.length_stop = StopReason::None;  // (a length the composers' count does not use)
       result.error =
           "every reply is a futile interposition (mated at once by the composers' count); "
           "the line counts every reply";
@@ -444,13 +475,16 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   // every judgement settled. The line itself is the capped search's, unless the
   // verification proves a shorter mate (then that one and its line).
   bool proven_min =
-      ok && exact && !all_futile_root && (!cut_judgements_ || verify_min_length(root_key, best, result.pv));
+      ok && exact && !all_futile_root && (!cut_judgements_ || verify_min_length(root_key, best, result.pv, share));
   mate_len_upper_ = best;
   root_pn_ = 0;  // (after the verification's own root searches)
   root_dn_ = PN_INF;
   if (ok) {
     result.status = MateStatus::Mate;
-    if (proven_min) result.min_length = best;
+    if (proven_min) result.min_length = result.min_length_lower = best;
+    if (!proven_min && lo >= 0 && !cut_judgements_) result.min_length_lower = lo + 2;
+    if (!proven_min && min_length && !all_futile_root && result.length_stop == StopReason::None)
+      result.length_stop = StopReason::Effort;
   } else {
     result.pv.clear();
     result.status = MateStatus::Unknown;

@@ -28,7 +28,15 @@ enum class StopReason : int {
   DepthLimit = 4,   // a path reached SearchLimits::max_ply: a "no mate" could rest on the cut
   LengthLimit = 5,  // no mate within SearchLimits::max_length plies (a longer one may exist)
   LineBudget = 6,   // a mate is proven but its line could not be rebuilt within the limits
+  Effort = 7,       // (SearchResult::length_stop) the length search spent its share of work
 };
+
+// The shortest-mate search's share of work (SearchLimits::min_length_effort):
+// after the first proof it may spend this many times the first proof's nodes,
+// at least kMinLengthMinNodes, then the answer is final, its length proven
+// the shortest or not (docs/DFPN.md, "When the answer is final").
+constexpr uint32_t kDefaultMinLengthEffort = 2;
+constexpr uint64_t kMinLengthMinNodes = 250000;
 
 // What to do after the first proof (KomoringHeights' PostSearchLevel).
 enum class PostSearchLevel : int {
@@ -46,6 +54,10 @@ struct SearchLimits {
   // "No mate within N" is not "no mate": it ends as Unknown with StopReason::LengthLimit.
   int max_length = 0;
   PostSearchLevel post_search = PostSearchLevel::MinLength;
+  // MinLength's share of work, in times the first proof's nodes (at least
+  // kMinLengthMinNodes); 0: no share, the search for a shorter mate goes on
+  // until the minimum is proven or a limit or stop() ends it.
+  uint32_t min_length_effort = kDefaultMinLengthEffort;
   // Futile interpositions (無駄合, see docs/FUTILE.md) are not counted as
   // resistance by the shortest-mate search; false counts every legal reply.
   bool ignore_futile_interpositions = true;
@@ -62,6 +74,9 @@ struct SearchLimits {
   // from the end up after a round of attempts at the root that settles nothing
   // (post_search.cpp, shorten_along_line); false asks only at the root.
   bool line_pass = true;
+  // Passes of the refinement walk over the proven tree (refine.h) before the
+  // length search; 0: none (for tests and measurements).
+  int refine_passes = 4;
 };
 
 struct SearchProgress {
@@ -110,6 +125,13 @@ struct SearchResult {
   // shorter (a longer defence that leaves the attacker spare pieces).
   int min_length = 0;
   bool min_length_proven() const { return min_length > 0; }
+  // No mate shorter than this is proven (0: none beyond the trivial); equals
+  // min_length when that is proven.
+  int min_length_lower = 0;
+  // Why the search for a shorter mate ended before proving the minimum:
+  // Effort (its share of work), NodeLimit, TimeLimit or Stopped; None when
+  // the minimum is proven or no such search ran (PostSearchLevel None, UpperBound).
+  StopReason length_stop = StopReason::None;
   DisproofCertificate certificate;  // filled for "no mate" when SearchLimits::certify_nodes > 0
 };
 

@@ -189,6 +189,7 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   max_ply_reached_ = 0;
   root_pn_ = root_dn_ = 1;
   mate_len_upper_ = mate_len_lower_ = 0;
+  refine_stats_ = {};
   monitor_.start(limits.nodes, limits.time_ms, &stop_requested_);
   monitor_.set_tick(&Solver::on_tick, this, progress_fn_ ? progress_interval_ms_ : 0);
   pos_ = &pos;

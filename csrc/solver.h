@@ -29,6 +29,7 @@
 #include "node.h"
 #include "position.h"
 #include "proof_hand.h"
+#include "refine.h"
 #include "repetition.h"
 #include "search_thread.h"
 #include "search_types.h"
@@ -46,6 +47,8 @@ namespace usi_mate {
 constexpr uint16_t kUncappedMaxLength = 21;
 
 class Solver {
+  friend class TreeRefiner;  // refine.cpp: the walk searches with the solver's table and position
+
  public:
   explicit Solver(uint64_t hash_mb = 256);
   ~Solver();
@@ -77,10 +80,8 @@ class Solver {
   // mode: for tests and tools.
   TTResult probe(const Position& pos, bool and_root) const;
   uint64_t hash_bytes() const { return tt_->size_bytes(); }
-  // For tests: the least allowance of an unlimited length search before it
-  // counts as stalled is kStallFactor x this many nodes (0: kStallMinNodes,
-  // post_search.cpp), so that a test sees the stall in seconds.
-  void set_stall_min_nodes(uint64_t nodes) { stall_min_nodes_ = nodes; }
+  // The last solve's refinement walk (refine.h): for tests and tools.
+  const TreeRefiner::Stats& refine_stats() const { return refine_stats_; }
 
   // Why a position cannot be searched with `attacker` attacking ("" when it can).
   static std::string unsearchable(const Position& pos, Color attacker);
@@ -146,7 +147,8 @@ class Solver {
   void narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine* kept);
   void keep_line(uint64_t root_key, uint16_t best, KeptLine& kept);
   bool shorten_along_line(uint64_t root_key, uint16_t best, const std::vector<Move>& line, uint64_t effort);
-  bool verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line);
+  // Within at most `cap` nodes (and max(4x the nodes so far, 10 M)).
+  bool verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line, uint64_t cap);
   bool strict_line(uint64_t root_key, std::vector<Move>& line);
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
                     bool* cut_short = nullptr, uint16_t* tree_len = nullptr);
@@ -210,8 +212,8 @@ class Solver {
   static uint64_t futile_salt_of(uint64_t generation) {
     return mix64(0x5a5a5a5a5a5a5a5aULL + generation) & ~1ULL;  // bit 0 clear: it is the side-to-move bit
   }
-  uint64_t stall_min_nodes_ = 0;  // set_stall_min_nodes
-  bool depth_cut_ = false;        // some path reached max_ply: a "no mate" may rest on the cut
+  TreeRefiner::Stats refine_stats_;  // the last solve's refinement walk
+  bool depth_cut_ = false;           // some path reached max_ply: a "no mate" may rest on the cut
   int max_ply_reached_ = 0;
   ProgressFn progress_fn_ = nullptr;
   void* progress_ctx_ = nullptr;

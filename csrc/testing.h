@@ -72,8 +72,11 @@ class Table {
 };
 
 // A solve within `limits` on a fresh table of hash_mb MB.
-inline SearchResult solve_fresh(const std::string& sfen, const SearchLimits& limits, uint64_t hash_mb) {
+// MinLength without a share of work (min_length_effort 0): these hooks test
+// the length search's proofs, which run until the minimum or the node limit.
+inline SearchResult solve_fresh(const std::string& sfen, SearchLimits limits, uint64_t hash_mb) {
   Solver solver(hash_mb);
+  limits.min_length_effort = 0;
   return solver.solve(sfen, limits);
 }
 

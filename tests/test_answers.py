@@ -31,10 +31,10 @@ ISSUE_162 = [
 
 @pytest.mark.parametrize("sfen,length", ISSUE_162)
 def test_issue_162_futile_drops_are_not_counted(sfen, length):
-    result = solve(sfen, nodes_limit=NODES)
+    result = solve(sfen, nodes_limit=NODES, min_length_effort=0)
     assert result.mate_length == length and result.min_length_proven
     assert check_mate_line(sfen, result.moves) is None
-    strict = solve(sfen, nodes_limit=NODES, ignore_futile_interpositions=False)
+    strict = solve(sfen, nodes_limit=NODES, min_length_effort=0, ignore_futile_interpositions=False)
     assert strict.mate_length > length  # every drop counted: the strict count is longer
     assert check_mate_line(sfen, strict.moves, allow_futile_end=False) is None
 
@@ -46,7 +46,7 @@ SLOWER_AFTER_CAPTURE = "l6nl/3+R1pk2/3p3gp/p1p3p2/1p1nsN3/2P3P1P/PP1P1S3/1SG2GK2
 
 
 def test_a_drop_whose_capture_mates_only_later_is_resistance():
-    result = solve(SLOWER_AFTER_CAPTURE, nodes_limit=NODES)
+    result = solve(SLOWER_AFTER_CAPTURE, nodes_limit=NODES, min_length_effort=0)
     assert result.mate_length == 5 and result.min_length_proven
     assert check_mate_line(SLOWER_AFTER_CAPTURE, result.moves) is None
     # B*5d 3b3a G*3b, the 3-ply answer that called the drops on 4c futile, is not it.
@@ -66,12 +66,17 @@ DROP_THEN_KING_TAKES = (
 
 
 def test_a_drop_is_judged_against_the_other_replies_shortest_mates():
-    result = solve(DROP_THEN_KING_TAKES, nodes_limit=NODES)
+    result = solve(DROP_THEN_KING_TAKES, nodes_limit=NODES, min_length_effort=0)
     assert result.mate_length == 11 and result.min_length == 11
     assert [str(m) for m in result.moves[:2]] == ["3b2c", "P*2d"]
     assert check_mate_line(DROP_THEN_KING_TAKES, result.moves) is None
     for budget in (7, 9):  # bounded searches agree: no mate that short
-        assert solve(DROP_THEN_KING_TAKES, nodes_limit=NODES, max_length=budget).status == "unknown"
+        assert (
+            solve(
+                DROP_THEN_KING_TAKES, nodes_limit=NODES, min_length_effort=0, max_length=budget
+            ).status
+            == "unknown"
+        )
 
 
 GENERATED = load_generated()
@@ -89,13 +94,15 @@ def test_generated_futile_interpositions_both_counts(sfen, expected, ident, stri
     # The composers' count leaves futile drops out; the strict count proves the
     # longer length recorded when the set was made (strict=).
     solver = Solver(hash_mb=64)
-    result = solver.solve(sfen, nodes_limit=NODES)
+    result = solver.solve(sfen, nodes_limit=NODES, min_length_effort=0)
     assert result.mate_length == int(expected) and result.min_length_proven, ident
     # The proven minimum is the longest defence's; the line may take a shorter one
     # that leaves no spare pieces (gen-1122: a 9-ply line, the minimum 11).
     assert result.min_length >= result.mate_length, ident
     assert check_mate_line(sfen, result.moves) is None
-    strict_result = solver.solve(sfen, nodes_limit=NODES, ignore_futile_interpositions=False)
+    strict_result = solver.solve(
+        sfen, nodes_limit=NODES, min_length_effort=0, ignore_futile_interpositions=False
+    )
     assert strict_result.mate_length == strict > int(expected), ident
     assert strict_result.min_length_proven and strict_result.min_length == strict, ident
     assert check_mate_line(sfen, strict_result.moves, allow_futile_end=False) is None
@@ -110,12 +117,14 @@ def test_the_proven_minimum_is_reported_whichever_defence_the_line_takes():
     # another table led the line through another first move (mate11-0624).
     sfen = next(s for s, _, i, _ in GENERATED if i == "gen-1122")
     solver = Solver(hash_mb=64)
-    result = solver.solve(sfen, nodes_limit=NODES)
+    result = solver.solve(sfen, nodes_limit=NODES, min_length_effort=0)
     assert (result.mate_length, result.min_length_proven, result.min_length) == (9, True, 11)
-    strict = solver.solve(sfen, nodes_limit=NODES, ignore_futile_interpositions=False)
+    strict = solver.solve(
+        sfen, nodes_limit=NODES, min_length_effort=0, ignore_futile_interpositions=False
+    )
     assert (strict.mate_length, strict.min_length_proven, strict.min_length) == (11, True, 11)
     # Not proven: no minimum to report.
-    first = solver.solve(sfen, nodes_limit=NODES, post_search="None")
+    first = solver.solve(sfen, nodes_limit=NODES, min_length_effort=0, post_search="None")
     assert first.status == "mate" and first.min_length is None
 
 
@@ -126,7 +135,9 @@ def test_generated_strict_lengths():
     cases = [(sf, i, int(f["strict"])) for sf, _, i, f in GENERATED if "strict" in f][::10]
     assert len(cases) >= 100
     for sfen, ident, strict in cases:
-        result = s.solve(sfen, nodes_limit=NODES, ignore_futile_interpositions=False)
+        result = s.solve(
+            sfen, nodes_limit=NODES, min_length_effort=0, ignore_futile_interpositions=False
+        )
         assert result.mate_length == strict and result.min_length_proven, ident
         assert check_mate_line(sfen, result.moves, allow_futile_end=False) is None, ident
 
@@ -142,7 +153,7 @@ CLASSICS = [
 
 @pytest.mark.parametrize("sfen,expected,ident", CLASSICS, ids=[t[2] for t in CLASSICS])
 def test_classic_first_proofs(sfen, expected, ident):
-    result = solve(sfen, nodes_limit=NODES, hash_mb=64, post_search="None")
+    result = solve(sfen, nodes_limit=NODES, min_length_effort=0, hash_mb=64, post_search="None")
     assert result.status == "mate", ident
     assert check_mate_line(sfen, result.moves) is None, f"{ident}: {result.moves}"
 
@@ -153,7 +164,7 @@ def test_classic_first_proofs(sfen, expected, ident):
     external_labelled("tendo.sfen", lambda items: [t for t in items if int(t[1]) <= 13]),
 )
 def test_tendo_published_length(sfen, expected, ident):
-    result = solve(sfen, nodes_limit=NODES, hash_mb=64)
+    result = solve(sfen, nodes_limit=NODES, min_length_effort=0, hash_mb=64)
     assert result.status == "mate", ident
     assert result.mate_length == int(expected), f"{ident}: {result.moves}"
     assert check_mate_line(sfen, result.moves) is None
@@ -165,7 +176,9 @@ def test_tendo_published_length(sfen, expected, ident):
 )
 def test_strict_count_reaches_yaneuraou_labels(sfen, expected, ident):
     # The yaneuraou labels count every reply: the strict option reproduces them.
-    result = Solver(hash_mb=64).solve(sfen, nodes_limit=NODES, ignore_futile_interpositions=False)
+    result = Solver(hash_mb=64).solve(
+        sfen, nodes_limit=NODES, min_length_effort=0, ignore_futile_interpositions=False
+    )
     assert result.mate_length == int(expected), ident
     assert check_mate_line(sfen, result.moves, allow_futile_end=False) is None
 
@@ -197,8 +210,8 @@ HASH_SIZE_CASES = [(s, e, i) for s, e, i, _ in GENERATED if e != "nomate" and in
     "sfen,expected,ident", HASH_SIZE_CASES, ids=[c[2] for c in HASH_SIZE_CASES]
 )
 def test_length_does_not_depend_on_the_hash_size(sfen, expected, ident):
-    small = Solver(hash_mb=16).solve(sfen, nodes_limit=NODES)
-    large = Solver(hash_mb=1024).solve(sfen, nodes_limit=NODES)
+    small = Solver(hash_mb=16).solve(sfen, nodes_limit=NODES, min_length_effort=0)
+    large = Solver(hash_mb=1024).solve(sfen, nodes_limit=NODES, min_length_effort=0)
     assert small.min_length_proven and large.min_length_proven, ident
     assert small.mate_length == large.mate_length, ident
 
@@ -220,10 +233,10 @@ def test_a_capped_answer_on_a_used_table_is_no_shorter_than_the_minimum():
     # shorter than the shortest mate tells a reader the defence has no better reply.
     sfen = "l8/1n7/np3B3/SR1+P5/k1N6/9/1Ps6/1N7/5+B3 b r4g2s3l15p 1"
     after = f"sfen {sfen} moves 8d8e 9e9d 8e8c P*8e 8c8e+"
-    fresh = solve(after, root_is_and_node_if_checked=True, nodes_limit=NODES)
+    fresh = solve(after, root_is_and_node_if_checked=True, nodes_limit=NODES, min_length_effort=0)
     assert fresh.min_length_proven and fresh.mate_length == 18
     used = Solver(hash_mb=64)
-    assert used.solve(sfen, nodes_limit=NODES).status == "mate"
+    assert used.solve(sfen, nodes_limit=NODES, min_length_effort=0).status == "mate"
     for cap in (10_000, 30_000, 100_000):
         r = used.solve(after, root_is_and_node_if_checked=True, nodes_limit=cap)
         assert r.status == "mate" and r.mate_length >= fresh.mate_length, (cap, r.moves)
@@ -296,7 +309,9 @@ STALE_ROOT_RECORDS = {
 @pytest.mark.parametrize("ident", sorted(STALE_ROOT_RECORDS))
 def test_the_shortest_mate_search_starts_below_the_first_lines_tree(ident):
     sfen = STALE_ROOT_RECORDS[ident]
-    first = Solver(hash_mb=64).solve(sfen, post_search="None", nodes_limit=NODES)
+    first = Solver(hash_mb=64).solve(
+        sfen, post_search="None", nodes_limit=NODES, min_length_effort=0
+    )
     assert first.status == "mate", ident
     bounds = []
     capped = Solver(hash_mb=64).solve(
@@ -308,7 +323,7 @@ def test_the_shortest_mate_search_starts_below_the_first_lines_tree(ident):
     assert capped.mate_length <= len(first.moves), (ident, capped.moves)
     assert check_mate_line(sfen, capped.moves) is None, (ident, capped.moves)
     if ident != "zukou-088":
-        full = Solver(hash_mb=64).solve(sfen, nodes_limit=NODES)
+        full = Solver(hash_mb=64).solve(sfen, nodes_limit=NODES, min_length_effort=0)
         assert full.min_length_proven, ident
         assert min(bounds) >= full.mate_length, (ident, bounds, full.mate_length)
 

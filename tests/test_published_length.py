@@ -84,7 +84,7 @@ LONG_MINIMA = ("zukou-022", "zukou-064", "muso-032")
 def test_a_minimum_claimed_by_a_capped_search_holds_with_every_judgement_settled():
     labelled = {i: s for f in ("zukou.sfen", "muso.sfen") for s, _, i in load_labelled(f)}
     for ident in LONG_MINIMA:
-        result = Solver(hash_mb=64).solve(labelled[ident], nodes_limit=NODES)
+        result = Solver(hash_mb=64).solve(labelled[ident], nodes_limit=NODES, min_length_effort=0)
         assert result.status == "mate" and result.min_length_proven, ident
         assert result.mate_length > 21, ident  # the capped judgements were the ones used
         shorter = _ask_within(labelled[ident], result.mate_length - 2, NODES, UNCAPPED)

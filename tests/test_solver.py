@@ -29,7 +29,7 @@ from oracle import (
     verdict_agrees,
 )
 
-from usi_mate import MateResult, Position, Solver, solve
+from usi_mate import MateResult, Position, Solver, _core, settings, solve
 from usi_mate.settings import MAX_TIME_MS
 
 NODES = 3_000_000  # cap a problem: every sampled problem solves far below this
@@ -82,7 +82,7 @@ def test_generated_set_every_label(solver):
     """
     wrong = []
     for sfen, expected, ident, _ in GENERATED:
-        result = solver.solve(sfen, nodes_limit=GENERATED_NODES)
+        result = solver.solve(sfen, nodes_limit=GENERATED_NODES, min_length_effort=0)
         if expected == "nomate":
             if result.status != "nomate":
                 wrong.append(f"{ident}: expected nomate, got {result.status} {result.moves}")
@@ -425,7 +425,13 @@ def test_tiny_hash_gives_correct_answers():
     assert len(cases) == 10
     for sfen, expected, ident in cases:
         result = assert_solved(
-            s, sfen, expected, ident, nodes=20_000_000, ignore_futile_interpositions=True
+            s,
+            sfen,
+            expected,
+            ident,
+            nodes=20_000_000,
+            ignore_futile_interpositions=True,
+            min_length_effort=0,
         )
         assert result.mate_length == int(expected) and result.min_length_proven, ident
 
@@ -589,28 +595,39 @@ def test_an_infinite_threshold_stays_infinite_below_a_saturated_sum():
     assert result.certification.status == "certified"
 
 
-def test_an_unlimited_shortest_mate_search_ends_when_it_stalls():
-    # Without a time or node limit the length search used to go on until the minimum
-    # was proven, for ever where it cannot be (zukou-001: its 69-ply line at 29 M
-    # nodes, still searching after 255 s with its table 99% full). It now ends when
-    # neither bound has moved for 8x the nodes of its last shorter mate, at least
-    # 8 x 8 M nodes; the test lowers that floor to 8 x 1 M. zukou-011 (published 49):
-    # the 49-ply line within 0.2 M nodes, then no progress, so the end at 8.0 M nodes
-    # (with the default floor its minimum is proven at 59 M). The stop() is only a
-    # safety net, so that a search that does not end fails the test, not hangs it.
+def test_the_shortest_mate_search_ends_when_it_has_spent_its_share():
+    # Without a time or node limit the length search went on until the minimum was
+    # proven, for ever where it cannot be (issue 43: `go mate infinite` in ShogiHome never
+    # answered 図巧 3). It now ends when it has spent min_length_effort times the first
+    # proof's nodes, at least MIN_LENGTH_MIN_NODES: zukou-011 (published 49) has its
+    # 49-ply line from the first proof (11 k nodes) and its minimum is not proven within
+    # the share, so it answers after the floor's 250 k nodes of shortening, saying why.
     sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-011")
-    s = Solver(hash_mb=64)
-    s._set_stall_min_nodes(1_000_000)
-    guard = threading.Timer(120, s.stop)
-    guard.start()
-    try:
-        result = s.solve(sfen)
-    finally:
-        guard.cancel()
-    assert result.status == "mate"
-    assert not result.min_length_proven and result.min_length is None
-    assert result.mate_length == len(result.moves) == 49
-    assert 8_000_000 <= result.nodes < 10_000_000  # the allowance and the reads, no stop()
+    first = Solver(hash_mb=64).solve(sfen, post_search="None")
+    result = Solver(hash_mb=64).solve(sfen)
+    assert result.status == "mate" and result.mate_length == 49
+    assert not result.min_length_proven and result.length_stop == "effort"
+    share = max(_core.MIN_LENGTH_MIN_NODES, _core.DEFAULT_MIN_LENGTH_EFFORT * first.nodes)
+    assert share <= result.nodes - first.nodes <= share + 100_000  # (+ the line's reads)
+    # With no share, until the minimum is proven or a limit ends it, which it says.
+    capped = Solver(hash_mb=64).solve(sfen, min_length_effort=0, nodes_limit=2_000_000)
+    assert capped.mate_length == 49 and capped.length_stop == "nodes"
+    assert capped.nodes >= 2_000_000
+
+
+def test_a_proven_minimum_has_no_length_stop_and_its_lower_bound():
+    # 図巧 2 (21 plies): the minimum is proven within the share.
+    sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-002")
+    result = Solver(hash_mb=64).solve(sfen)
+    assert result.min_length == result.shortest_possible == 21 == result.mate_length
+    assert result.length_stop is None
+    # No length search: nothing to say about the length.
+    first = Solver(hash_mb=64).solve(sfen, post_search="None")
+    assert (first.min_length, first.shortest_possible, first.length_stop) == (None, None, None)
+
+
+def test_the_default_share_is_the_core_s():
+    assert _core.DEFAULT_MIN_LENGTH_EFFORT == settings.DEFAULT_MIN_LENGTH_EFFORT
 
 
 def test_solver_reuse_and_clear():

@@ -606,19 +606,35 @@ def test_go_infinite_waits_for_stop(usi):
     assert answers(out.since(start)) == ["bestmove G*5b"]
 
 
-def test_go_mate_infinite_answers_when_the_shortest_mate_search_stalls(usi):
+def test_go_mate_infinite_answers_by_itself_and_says_what_the_length_is(usi):
     # zukou-011 (published 49): `go mate infinite` used to search on until stop where
-    # the minimum is not proven. The length search now ends by itself when it stalls
-    # (test_solver.py); the floor of that rule is lowered here so that it does so
-    # within seconds (at 8.0 M nodes), and the answer comes unasked.
+    # the minimum is not proven. The length search now ends when it has spent its share
+    # (test_solver.py) and the answer comes unasked, an info string before it saying
+    # that the length is not proven the shortest, and why.
     sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-011")
     out, send = usi.out, usi.send
     send("setoption name USI_Hash value 64", "isready")
-    usi.engine._solver._set_stall_min_nodes(1_000_000)
     start = send(f"position sfen {sfen}", "go mate infinite")
-    out.wait_for("checkmate", start, timeout=120)
+    end = out.wait_for("checkmate", start, timeout=120)
     (answer,) = answers(out.since(start))
     assert len(answer.split()) - 1 == 49
+    note = out.lines[end - 2]
+    assert note.startswith("info string mate 49: not proven the shortest"), note
+    assert note.endswith(
+        "it spent its share of work (MinLengthEffort times the first proof's nodes)"
+    )
+    # A proven minimum says so; MinLengthEffort 0 searches until stop.
+    start = send(f"position sfen {MATE_IN_1}", "go mate infinite")
+    end = out.wait_for("checkmate", start)
+    assert out.lines[end - 2] == "info string mate 1: the shortest, proven"
+    start = send(
+        "setoption name MinLengthEffort value 0", f"position sfen {sfen}", "go mate infinite"
+    )
+    out.wait_for("info time", start)
+    assert answers(out.since(start)) == []
+    send("stop")
+    end = out.wait_for("checkmate", start)
+    assert out.lines[end - 2].endswith("the search for a shorter mate ended: stop came first")
 
 
 def test_go_ponder_answers_after_ponderhit(usi):
@@ -808,6 +824,7 @@ def test_a_defender_whose_every_reply_is_futile_is_not_answered_nomate(usi):
     assert out.lines[end] == "checkmate P*3f 4g3f P*2e 3f2e"
     assert out.lines[end - 1].endswith("score mate -4 pv P*3f 4g3f P*2e 3f2e")
     assert "every reply is a futile interposition" in out.lines[end - 2]
+    assert not any("shortest" in x for x in out.since(start))  # no length search to report
     start = send("go btime 0 wtime 0 byoyomi 1000")
     end = out.wait_for("bestmove", start)
     assert out.lines[end] == "bestmove P*3f"

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from oracle import check_mate_line
 
 import usi_mate
 from usi_mate.options import OPTIONS
@@ -235,6 +236,58 @@ def test_end_of_input_ends_the_engine(engine):
 ZUKOU_003 = (  # 将棋図巧 3: a 45-ply mate whose first proof takes ~0.2 s
     "2p1g+P3/1P1p1pp2/l1P1g1S+r1/P1B1P1+p2/1p3l3/1kN6/9/2+B6/1r7 b GS2N2Pg2sn2l5p 1"
 )
+
+
+def _gui_handshake(engine: Engine) -> None:
+    # ShogiHome (src/background/usi/engine.ts): usi, then one setoption for every option
+    # the engine lists, at its saved value (here: each default), isready, usinewgame.
+    engine.send("usi")
+    engine.wait_count("usiok", 1)
+    engine.send_every_option({})
+    engine.send("isready")
+    engine.wait_count("readyok", 1, timeout=60.0)
+    engine.send("usinewgame")
+
+
+def _answer_of(engine: Engine) -> tuple[list[str], list[str]]:
+    """The moves of the one ``checkmate`` line, and the info strings before it."""
+    answers = [x for x in engine.lines if x.startswith("checkmate")]
+    assert len(answers) == 1, answers
+    end = engine.lines.index(answers[0])
+    notes = [x for x in engine.lines[:end] if x.startswith("info string")]
+    return answers[0].split()[1:], notes
+
+
+def test_shogihome_go_mate_infinite_answers_by_itself(engine):
+    # Issue 43: ShogiHome's mate search sends `go mate infinite` to a fresh process and
+    # never `stop` (its Stop button sends `quit`, and what follows is not read): the answer
+    # must come by itself. 図巧 3 (45 plies, first proof in a fraction of a second) was
+    # not answered in 120 s while the engine worked on proving no shorter mate exists.
+    # The wait below only guards against a hang (the search ends by its rule, in seconds).
+    _gui_handshake(engine)
+    engine.send(f"position sfen {ZUKOU_003}")
+    engine.send("go mate infinite")
+    engine.wait_count("checkmate", 1, timeout=120.0)
+    moves, notes = _answer_of(engine)
+    assert check_mate_line(ZUKOU_003, moves) is None
+    # What the answer is, in the GUI's log: proven the shortest, or not and why.
+    assert any(f"mate {len(moves)}:" in n for n in notes), notes
+    engine.send("quit")
+    assert engine.wait_exit(timeout=5.0) == 0
+
+
+def test_shogidokoro_go_mate_answers_when_ready_not_at_its_limit(engine):
+    # Shogidokoro's mate-problem dialog sends `go mate <ms>`: the answer comes when it is
+    # final, long before a ten-minute limit (the wait only guards against a hang).
+    _gui_handshake(engine)
+    engine.send(f"position sfen {ZUKOU_003}")
+    engine.send("go mate 600000")
+    engine.wait_count("checkmate", 1, timeout=120.0)
+    moves, notes = _answer_of(engine)
+    assert check_mate_line(ZUKOU_003, moves) is None
+    assert any(f"mate {len(moves)}:" in n for n in notes), notes
+    engine.send("quit")
+    assert engine.wait_exit(timeout=5.0) == 0
 
 
 def test_end_of_input_after_a_limited_go_mate_waits_for_its_answer(engine):

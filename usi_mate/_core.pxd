@@ -39,6 +39,34 @@ cdef extern from "api.h" namespace "usi_mate::api":
     vector[int] testing_and_node_disproof_hand(const CPosition&, const string&, const vector[int]&) except +
 
 
+cdef extern from "search_types.h" namespace "usi_mate":
+    # (Its values are POST_SEARCH_LEVELS' in _core.pyx: 0 None, 1 UpperBound, 2 MinLength.)
+    cdef enum class PostSearchLevel_c "usi_mate::PostSearchLevel":
+        pass
+
+    # What a caller asks of one search (csrc/search_types.h); filled in one place,
+    # Solver._solve_native, from the validated SearchSettings.
+    cdef cppclass SearchLimits "usi_mate::SearchLimits":
+        SearchLimits()
+        uint64_t nodes
+        uint64_t time_ms
+        bint root_is_and_node_if_checked
+        int max_ply
+        int max_length
+        PostSearchLevel_c post_search
+        unsigned int min_length_effort
+        bint ignore_futile_interpositions
+        uint64_t certify_nodes
+        uint64_t futility_node_cap
+        uint64_t line_read_positions
+        bint line_pass
+        int refine_passes
+        vector[uint64_t] refine_split
+
+    const unsigned int kDefaultMinLengthEffort "usi_mate::kDefaultMinLengthEffort"
+    const uint64_t kMinLengthMinNodes "usi_mate::kMinLengthMinNodes"
+
+
 cdef extern from "solver.h" namespace "usi_mate":
     cdef struct SearchProgress_c "usi_mate::SearchProgress":
         uint64_t nodes
@@ -64,7 +92,6 @@ cdef extern from "solver.h" namespace "usi_mate":
         void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms)
         int hashfull()
         uint64_t hash_bytes()
-        void set_stall_min_nodes(uint64_t nodes)
 
 
 cdef extern from "api.h" namespace "usi_mate::api":
@@ -79,13 +106,19 @@ cdef extern from "api.h" namespace "usi_mate::api":
         int max_ply
         string error
         int min_length
+        int min_length_lower
+        int length_stop
+        uint64_t refine_positions
+        uint64_t refine_nodes
+        int refine_passes
+        vector[uint64_t] refine_split
         int cert_status
         vector[pair[string, string]] cert_refutations
         uint64_t cert_nodes
         string cert_failed_at
         vector[string] cert_failed_path
 
-    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, uint64_t, uint64_t, bint, int, bint, uint64_t, int) except + nogil
+    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, const SearchLimits&) except + nogil
 
     cdef struct ProbeOutput:
         int status

@@ -432,7 +432,11 @@ from usi_mate.types import Certification, MateResult, SearchProgress
 
 _STATUS = {0: "unknown", 1: "mate", 2: "nomate", 3: "invalid"}
 # Why a search ended without a verdict (the core's StopReason).
-_STOP_REASON = {0: None, 1: "nodes", 2: "time", 3: "stop", 4: "depth", 5: "length", 6: "line"}
+_STOP_REASON = {0: None, 1: "nodes", 2: "time", 3: "stop", 4: "depth", 5: "length", 6: "line",
+                7: "effort"}
+# MinLength's default share of work (times the first proof's nodes) and its floor in nodes.
+DEFAULT_MIN_LENGTH_EFFORT = kDefaultMinLengthEffort
+MIN_LENGTH_MIN_NODES = kMinLengthMinNodes
 # Positions a disproof tree may hold (walked plus re-searched nodes) before
 # certification gives up as "incomplete": muso-088's tree walks 6,189 positions.
 DEFAULT_CERTIFY_NODES = 2_000_000
@@ -625,6 +629,8 @@ cdef class Solver:
     cdef object _state  # "idle", "armed" or "running"
     cdef public object _on_progress
     cdef public object _callback_error
+    # The last solve's refinement walk: (positions walked, nodes); for benchmarks.
+    cdef public object _refine
     cdef uint64_t _hash_mb
 
     def __cinit__(self, hash_mb=DEFAULT_HASH_MB, threads=1):
@@ -639,6 +645,7 @@ cdef class Solver:
         self._state = "idle"
         self._on_progress = None
         self._callback_error = None
+        self._refine = (0, 0)
 
     def __dealloc__(self):
         if self._solver != NULL:
@@ -693,15 +700,6 @@ cdef class Solver:
                 raise RuntimeError("cannot clear the table while a search runs")
             self._solver.clear()
 
-    def _set_stall_min_nodes(self, nodes):
-        """For tests: an unlimited MinLength search counts as stalled after at least
-        8 x ``nodes`` nodes without progress (0: the default, 8 x 8 M; docs/DFPN.md)."""
-        cdef uint64_t n = check_int("nodes", nodes, 0, MAX_NODES) or 0
-        with self._lock:
-            if self._state != "idle":
-                raise RuntimeError("cannot change the solver while a search runs")
-            self._solver.set_stall_min_nodes(n)
-
     def arm(self):
         """Prepare the next solve(): a stop() from now on stops it, even before it starts.
 
@@ -743,7 +741,8 @@ cdef class Solver:
     def solve(self, position, *, time_limit_ms=None, nodes_limit=None, on_progress=None,
               progress_interval_ms=200, root_is_and_node_if_checked=False,
               post_search="MinLength", ignore_futile_interpositions=True, certify=False,
-              certify_nodes=DEFAULT_CERTIFY_NODES, max_length=None):
+              certify_nodes=DEFAULT_CERTIFY_NODES, max_length=None,
+              min_length_effort=DEFAULT_MIN_LENGTH_EFFORT):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
 
         The side to move is the attacker; with ``root_is_and_node_if_checked`` a
@@ -763,14 +762,14 @@ cdef class Solver:
 
         ``post_search`` says what happens after the first proof: "None" reports
         it as it is, "UpperBound" a line as long as its proven bound, and
-        "MinLength" (default) keeps searching until no shorter mate exists, so
-        the line has the shortest length under the longest defence; a time or
-        node limit or stop() returns the best line proven so far. Without
-        either limit the search for a shorter mate also ends when it stalls
-        (neither a shorter mate nor a higher lower bound for eight times the
-        nodes at which its last shorter mate was found, at least 64 M nodes):
-        a minimum it cannot prove would keep it searching for ever.
-        ``min_length_proven`` is then False.
+        "MinLength" (default) looks for shorter mates (a walk over the proven
+        tree, then bounded searches from the root) until the shortest is
+        proven or it has spent its share of work, ``min_length_effort`` times
+        the first proof's nodes (at least 250,000 nodes; 0: no share, until proven
+        or a limit): the answer then is final, whatever the limits allow. The
+        result says which: ``min_length`` (proven), else ``shortest_possible``
+        (the proven lower bound) and ``length_stop`` (why the search for a
+        shorter mate ended: "effort", or the limit or stop() that came first).
 
         With ``ignore_futile_interpositions`` (default) the shortest-mate search
         does not count futile interpositions (無駄合, docs/FUTILE.md) as
@@ -790,7 +789,7 @@ cdef class Solver:
             request = self._request(position, time_limit_ms, nodes_limit, on_progress,
                                     progress_interval_ms, root_is_and_node_if_checked,
                                     post_search, ignore_futile_interpositions, certify,
-                                    certify_nodes, max_length)
+                                    certify_nodes, max_length, min_length_effort)
         except BaseException:
             self.disarm()
             raise
@@ -819,6 +818,7 @@ cdef class Solver:
         if self._callback_error is not None:
             err, self._callback_error = self._callback_error, None
             raise err
+        self._refine = out["refine"]
         certification = None
         if certify and out["status"] == 2:
             certification = _certification(request["sfen"], out, request["and_root"])
@@ -830,6 +830,8 @@ cdef class Solver:
             hashfull=out["hashfull"],
             error=out["error"] or None,
             min_length=out["min_length"] or None,
+            shortest_possible=out["min_length_lower"] or None,
+            length_stop=_STOP_REASON[out["length_stop"]],
             certification=certification,
             stop_reason=_STOP_REASON[out["stop_reason"]],
             line_nodes=out["line_nodes"],
@@ -837,7 +839,7 @@ cdef class Solver:
 
     def _request(self, position, time_limit_ms, nodes_limit, on_progress, progress_interval_ms,
                  root_is_and_node_if_checked, post_search, ignore_futile_interpositions, certify,
-                 certify_nodes, max_length):
+                 certify_nodes, max_length, min_length_effort):
         # Validated once, by SearchSettings (usi_mate/settings.py), like every other entry point.
         settings = SearchSettings(
             time_limit_ms=time_limit_ms,
@@ -847,6 +849,7 @@ cdef class Solver:
             root_is_and_node_if_checked=bool(root_is_and_node_if_checked),
             certify=bool(certify),
             max_length=max_length,
+            min_length_effort=min_length_effort,
         )
         if on_progress is not None and not callable(on_progress):
             raise TypeError("on_progress must be callable")
@@ -860,18 +863,24 @@ cdef class Solver:
             "level": POST_SEARCH_LEVELS[settings.post_search],
             "futile": settings.ignore_futile_interpositions,
             "max_length": settings.max_length or 0,
+            "effort": settings.min_length_effort,
         }
 
     def _solve_native(self, request):
         """The search itself, without the GIL; the core's output as plain Python values."""
         cdef string c_sfen = request["sfen"].encode()
-        cdef uint64_t c_nodes = request["nodes"], c_time = request["time"]
-        cdef uint64_t c_cert = request["certify_nodes"]
-        cdef bint c_and = request["and_root"], c_futile = request["futile"]
-        cdef int c_level = request["level"], c_len = request["max_length"]
+        cdef SearchLimits limits
+        limits.nodes = request["nodes"]
+        limits.time_ms = request["time"]
+        limits.root_is_and_node_if_checked = request["and_root"]
+        limits.post_search = <PostSearchLevel_c><int>request["level"]
+        limits.ignore_futile_interpositions = request["futile"]
+        limits.certify_nodes = request["certify_nodes"]
+        limits.max_length = request["max_length"]
+        limits.min_length_effort = request["effort"]
         cdef SolveOutput out
         with nogil:
-            out = c_solve(self._solver[0], c_sfen, c_nodes, c_time, c_and, c_level, c_futile, c_cert, c_len)
+            out = c_solve(self._solver[0], c_sfen, limits)
         return {
             "status": out.status,
             "stop_reason": out.stop_reason,
@@ -882,6 +891,9 @@ cdef class Solver:
             "hashfull": out.hashfull,
             "error": out.error.decode(),
             "min_length": out.min_length,
+            "min_length_lower": out.min_length_lower,
+            "length_stop": out.length_stop,
+            "refine": (out.refine_positions, out.refine_nodes, out.refine_passes, list(out.refine_split)),
             "certificate": (out.cert_status,
                             [(a.decode(), b.decode()) for a, b in out.cert_refutations],
                             out.cert_nodes, out.cert_failed_at.decode(),

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from ._core import Position, Solver
 from .check_report import FLAWS, Alternative, CheckReport, Kind, Side
-from .settings import DEFAULT_HASH_MB, MAX_NODES, MAX_TIME_MS, check_int
+from .settings import DEFAULT_HASH_MB, DEFAULT_MIN_LENGTH_EFFORT, MAX_NODES, MAX_TIME_MS, check_int
 from .types import MateResult
 from .verify import given_back
 
@@ -167,6 +167,11 @@ class _Searcher:
             nodes_limit=max(1, nodes) if nodes is not None else None,
             root_is_and_node_if_checked=and_root,
             post_search="MinLength",
+            # A check asks for proven lengths within its own limits (no share of work
+            # of its own); with none at all, the default share ends each search.
+            min_length_effort=0
+            if (nodes is not None or time_ms is not None)
+            else DEFAULT_MIN_LENGTH_EFFORT,
             ignore_futile_interpositions=self.futile,
             max_length=max_length,
             on_progress=on_progress,

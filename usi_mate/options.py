@@ -23,7 +23,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .settings import DEFAULT_HASH_MB, MAX_HASH_MB, MAX_NODES, MAX_THREADS, POST_SEARCH_LEVELS
+from .settings import (
+    DEFAULT_HASH_MB,
+    DEFAULT_MIN_LENGTH_EFFORT,
+    MAX_HASH_MB,
+    MAX_MIN_LENGTH_EFFORT,
+    MAX_NODES,
+    MAX_THREADS,
+    POST_SEARCH_LEVELS,
+)
 
 # Strict decimal integers only: Python's int() would also take "1_000", " 12 " and
 # full-width digits, which no GUI sends and which would only hide a typo.
@@ -226,9 +234,20 @@ OPTIONS: tuple[Option, ...] = (
         default="MinLength",
         choices=POST_SEARCH_LEVELS,
         help="After the first proof: None answers it as found; UpperBound answers a line as "
-        "long as its proven bound; MinLength keeps searching until the shortest mate under "
-        "the longest defence is proven (stop or the time limit answers the best line so far; "
-        "after go mate infinite also when the search for a shorter mate stalls).",
+        "long as its proven bound; MinLength looks for shorter mates until the shortest under "
+        "the longest defence is proven or it has spent its share of work (MinLengthEffort), "
+        "and then answers: an info string says whether the length is proven the shortest.",
+    ),
+    SpinOption(
+        "MinLengthEffort",
+        "min_length_effort",
+        default=DEFAULT_MIN_LENGTH_EFFORT,
+        min=0,
+        max=MAX_MIN_LENGTH_EFFORT,
+        help="MinLength's share of work after the first proof, in times the first proof's "
+        "nodes (at least 250,000 nodes): then the answer is final, also after go mate infinite. "
+        "0: no share, the search for a shorter mate goes on until the minimum is proven, "
+        "stop, or the time limit.",
     ),
     CheckOption(
         "IgnoreFutileInterpositions",
@@ -265,6 +284,7 @@ class EngineConfig:
     pv_interval_ms: int = 1000
     root_is_and_node_if_checked: bool = False
     post_search: str = "MinLength"
+    min_length_effort: int = DEFAULT_MIN_LENGTH_EFFORT
     ignore_futile_interpositions: bool = True
     report_cooks: bool = False
     ponder: bool = False

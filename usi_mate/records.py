@@ -36,6 +36,8 @@ RECORD_FIELDS = [
     "error",
     "min_length_proven",
     "min_length",
+    "shortest_possible",
+    "length_stop",
     "certified",
     "source",
     "line",
@@ -70,6 +72,8 @@ def make_record(
     """
     min_length_proven = None
     min_length = None
+    shortest_possible = None
+    length_stop = None
     certified = None
     if result is None:
         status = "invalid" if problem.sfen is None else "error"
@@ -84,6 +88,10 @@ def make_record(
             min_length_proven = getattr(result, "min_length_proven", None)
             # That proven minimum: the longest defence's, which the line may not take.
             min_length = getattr(result, "min_length", None)
+            # Else the proven lower bound and why the search for a shorter mate ended
+            # (MateResult.shortest_possible, MateResult.length_stop).
+            shortest_possible = getattr(result, "shortest_possible", None)
+            length_stop = getattr(result, "length_stop", None)
         certification = getattr(result, "certification", None)
         if certification is not None:
             certified = certification.status
@@ -109,6 +117,8 @@ def make_record(
         "error": error,
         "min_length_proven": min_length_proven,
         "min_length": min_length,
+        "shortest_possible": shortest_possible,
+        "length_stop": length_stop,
         "certified": certified,
         "source": problem.source,
         "line": problem.line,
@@ -356,7 +366,7 @@ class Tally:
         width = 16 if self.verdicts else 14
         table = "".join(f"{name:<{width}}{value:>12}\n" for name, value in rows)
         if self.unsure_lengths:
-            table += f"(mate N?: {self.unsure_lengths} not proven shortest within the limits)\n"
+            table += f"(mate N?: {self.unsure_lengths} not proven the shortest)\n"
         if any(self.certified.values()):
             c = self.certified
             table += (
@@ -373,7 +383,10 @@ def print_disagreements(records: list[dict], total: int, prog: str) -> None:
     for r in records:
         got = _verdict(r)
         if got.endswith("?"):
-            got = got[:-1] + " (not proven shortest: a limit was reached)"
+            why = {"effort": "its share of work spent"}.get(
+                r.get("length_stop"), "a limit came first"
+            )
+            got = got[:-1] + f" (not proven the shortest: {why})"
         if r["error"]:
             got += f" ({r['error']})"
         lines.append(f"  {r['id']:<{width}}  expected {r['expected'] or '-'}, got {got}")

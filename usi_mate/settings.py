@@ -26,6 +26,12 @@ MAX_THREADS = 256  # search threads for one problem (USI Threads)
 THREAD_MB = 5
 MAX_LENGTH = 3999  # the search follows paths of fewer than 4000 plies
 POST_SEARCH_LEVELS = ("None", "UpperBound", "MinLength")
+# MinLength's share of work after the first proof, in times the first proof's nodes
+# (at least 250,000 nodes): then the answer is final, its length proven the shortest or not
+# (docs/DFPN.md, "When the answer is final"). The core's kDefaultMinLengthEffort
+# (usi_mate._core.DEFAULT_MIN_LENGTH_EFFORT; tests/test_solver.py checks they agree).
+DEFAULT_MIN_LENGTH_EFFORT = 2
+MAX_MIN_LENGTH_EFFORT = 1_000_000
 
 
 def check_int(name: str, value: Any, low: int, high: int, *, none_ok: bool = True) -> int | None:
@@ -59,9 +65,10 @@ class SearchSettings:
     """How one search runs (every field as :meth:`usi_mate.Solver.solve` takes it).
 
     ``time_limit_ms`` / ``nodes_limit``: None for no limit. ``post_search``:
-    "None", "UpperBound" or "MinLength". ``max_length``: only mates of at most
-    that many plies count (None: any). Raises TypeError/ValueError when built
-    with a bad value.
+    "None", "UpperBound" or "MinLength". ``min_length_effort``: MinLength's share of
+    work, in times the first proof's nodes (0: until the minimum is proven or a limit
+    ends it). ``max_length``: only mates of at most that many plies count (None: any).
+    Raises TypeError/ValueError when built with a bad value.
     """
 
     time_limit_ms: int | None = None
@@ -71,9 +78,13 @@ class SearchSettings:
     root_is_and_node_if_checked: bool = False
     certify: bool = False
     max_length: int | None = None
+    min_length_effort: int = DEFAULT_MIN_LENGTH_EFFORT
 
     def __post_init__(self) -> None:
         check_int("time_limit_ms", self.time_limit_ms, 0, MAX_TIME_MS)
+        check_int(
+            "min_length_effort", self.min_length_effort, 0, MAX_MIN_LENGTH_EFFORT, none_ok=False
+        )
         check_int("nodes_limit", self.nodes_limit, 0, MAX_NODES)
         check_int("max_length", self.max_length, 1, MAX_LENGTH)
         if self.post_search not in POST_SEARCH_LEVELS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ._core import Position, Solver
-from .settings import DEFAULT_HASH_MB
+from .settings import DEFAULT_HASH_MB, DEFAULT_MIN_LENGTH_EFFORT
 from .types import MateResult, SearchProgress
 
 
@@ -22,6 +22,7 @@ def solve(
     certify: bool = False,
     max_length: int | None = None,
     threads: int = 1,
+    min_length_effort: int = DEFAULT_MIN_LENGTH_EFFORT,
 ) -> MateResult:
     """Search ``position`` for a mate with a fresh table of ``hash_mb`` MB.
 
@@ -35,6 +36,8 @@ def solve(
     disproof tree without the search's table (``result.certification``).
     ``max_length``: only mates of at most that many plies count.
     ``threads``: search threads sharing the table (the verdict never depends on it).
+    ``min_length_effort``: MinLength's share of work after the first proof, in times
+    its nodes (0: until the shortest mate is proven or a limit); see :meth:`Solver.solve`.
 
     Raises ValueError for malformed position text and bad arguments; see
     :meth:`Solver.solve` for the result. For many problems in a row, keep a
@@ -50,4 +53,5 @@ def solve(
         ignore_futile_interpositions=ignore_futile_interpositions,
         certify=certify,
         max_length=max_length,
+        min_length_effort=min_length_effort,
     )

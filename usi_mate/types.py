@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 MateStatus = Literal["mate", "nomate", "unknown", "invalid"]
-StopReason = Literal["nodes", "time", "stop", "depth", "length", "line"]
+StopReason = Literal["nodes", "time", "stop", "depth", "length", "line", "effort"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,14 @@ class MateResult:
     # It is the same whichever line is read: two runs of yaneuraou mate11-0624
     # answered a 9-ply and an 11-ply line, both "proven", where the minimum is 11.
     min_length: int | None = None
+    # No mate shorter than this is proven (None: nothing beyond the trivial); equal to
+    # min_length when that is proven.
+    shortest_possible: int | None = None
+    # Why the search for a shorter mate ended before proving the minimum (MinLength):
+    # "effort" (it spent its share of work, min_length_effort times the first proof's),
+    # or the limit or stop() that came first ("nodes", "time", "stop"); None when the
+    # minimum is proven or no such search ran.
+    length_stop: StopReason | None = None
 
     @property
     def min_length_proven(self) -> bool:

@@ -379,6 +379,7 @@ class UsiEngine:
                 progress_interval_ms=interval,
                 root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,
                 post_search=search.config.post_search,
+                min_length_effort=search.config.min_length_effort,
                 ignore_futile_interpositions=search.config.ignore_futile_interpositions,
             )
         except Exception as e:  # noqa: BLE001 - the GUI still gets its one answer

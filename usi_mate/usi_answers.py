@@ -56,6 +56,35 @@ def mate_info_line(res: MateResult) -> str:
     return _pv_line(res.moves, _stats(res.time_ms, res.nodes, res.nps, res.hashfull))
 
 
+_LENGTH_STOPS = {
+    "effort": "it spent its share of work (MinLengthEffort times the first proof's nodes)",
+    "time": "the time limit came first",
+    "nodes": "the node limit came first",
+    "stop": "stop came first",
+}
+
+
+def length_note(res: MateResult) -> str | None:
+    """What a mate's length is, for the ``info string`` before the answer: proven the
+    shortest, or not (the proven lower bound and why the search for a shorter mate
+    stopped); None when no such search ran (PostSearchLevel None or UpperBound)."""
+    n = len(res.moves)
+    if res.min_length is not None:
+        note = f"mate {n}: the shortest, proven"
+        if res.min_length != n:
+            # (a longer defence leaves the attacker spare pieces: docs/DFPN.md)
+            note += f" ({res.min_length} against the longest defence, which leaves spare pieces)"
+        return note
+    if res.length_stop is None:
+        return None
+    lower = res.shortest_possible
+    bound = f"no mate shorter than {lower} is proven" if lower else "no shorter mate is ruled out"
+    why = _LENGTH_STOPS.get(res.length_stop, res.length_stop)
+    return (
+        f"mate {n}: not proven the shortest ({bound}); the search for a shorter mate ended: {why}"
+    )
+
+
 def answer_lines(
     command: GoCommand, res: MateResult | None, *, stats_reported: bool = False
 ) -> list[str]:
@@ -69,8 +98,8 @@ def answer_lines(
     if res is None:
         return ["checkmate timeout" if command.mate else "bestmove resign"]
     if res.status == "mate" and res.moves:
-        note = [f"info string {printable(res.error, 200)}"] if res.error else []
-        return note + [
+        notes = [note for note in (res.error, length_note(res)) if note]
+        return [f"info string {printable(note, 300)}" for note in notes] + [
             mate_info_line(res),
             f"checkmate {' '.join(res.moves)}" if command.mate else f"bestmove {res.moves[0]}",
         ]

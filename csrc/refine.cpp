@@ -1,0 +1,383 @@
+// The refinement walk over the proven tree: see refine.h.
+#include "refine.h"
+
+#include <algorithm>
+
+#include "scoped_move.h"
+#include "solver.h"
+
+namespace usi_mate {
+
+namespace {
+
+// The tiny searches at attacker nodes: a check the table knows nothing of, or
+// only with a proof number below kTinyPn, is searched (unbounded, so every
+// proof in the table applies) until its proof number reaches kTinyPn or
+// kTinyNodes nodes are spent: mates the defender can hardly resist, found for
+// a few dozen nodes (shtsume's mt_min_pn is 4).
+constexpr uint32_t kTinyPn = 4;
+constexpr uint64_t kTinyNodes = 64;
+// Each search of a check beside the line (ask_along_line) gets this many nodes.
+constexpr uint64_t kAlongLineNodes = 2000;
+// A defence whose proof the table lost is proved again within this many nodes.
+constexpr uint64_t kReproveNodes = 100000;
+
+}  // namespace
+
+// The walk's values by position (full key), for this pass or an earlier one:
+// open addressing, grown by doubling (the walk is not the search's hot loop).
+struct TreeRefiner::Memo {
+  struct Slot {
+    uint64_t key = 0;  // 0: empty (full keys are never 0 in practice; such a position is not memoised)
+    uint8_t pass = 0;
+    Value value;
+  };
+  std::vector<Slot> slots = std::vector<Slot>(1 << 12);
+  size_t used = 0;
+
+  size_t mask() const { return slots.size() - 1; }
+  Slot* find(uint64_t key) {
+    for (size_t i = (key * 0x9e3779b97f4a7c15ULL) >> 20 & mask();; i = (i + 1) & mask()) {
+      if (slots[i].key == key) return &slots[i];
+      if (slots[i].key == 0) return nullptr;
+    }
+  }
+  void put(uint64_t key, uint8_t pass, const Value& v) {
+    if (key == 0) return;
+    if (2 * (used + 1) > slots.size()) grow();
+    for (size_t i = (key * 0x9e3779b97f4a7c15ULL) >> 20 & mask();; i = (i + 1) & mask()) {
+      if (slots[i].key == key || slots[i].key == 0) {
+        used += slots[i].key == 0;
+        slots[i] = {key, pass, v};
+        return;
+      }
+    }
+  }
+  void grow() {
+    std::vector<Slot> old(slots.size() * 2);
+    old.swap(slots);
+    used = 0;
+    for (const Slot& s : old)
+      if (s.key) put(s.key, s.pass, s.value);
+  }
+};
+
+TreeRefiner::TreeRefiner(Solver& solver) : s_(solver), memo_(new Memo) {}
+TreeRefiner::~TreeRefiner() = default;
+
+bool TreeRefiner::run(uint64_t root_key, int passes) {
+  uint64_t before = s_.nodes_;
+  bool done = false;
+  for (int p = 0; p < passes; ++p) {
+    pass_ = uint8_t(p + 1);
+    Value v;
+    if (!walk(0, root_key, v) || s_.monitor_.exhausted()) break;
+    if (!read_line(root_key)) break;
+    bool shorter = !done || v.len < root_.len;
+    root_ = v;
+    ++stats_.passes;
+    done = true;
+    // Another pass only after questions along the line found something to walk.
+    if (p + 1 < passes && (!shorter || !ask_along_line(root_key))) break;
+  }
+  stats_.nodes += s_.nodes_ - before;
+  return done;
+}
+
+// At each attacker node of the line, from its end up, every other check the
+// table has not settled gets an unbounded search of kAlongLineNodes: a check
+// that joins the line a few plies further on is proven for a few hundred
+// nodes, and the next pass walks it, carrying the saving to the root through
+// the values. A bounded search from the root would have to find it again
+// through every ply above: Microcosmos' first line (1529 plies) is four plies
+// too long at ply 1468 (docs/DFPN.md). True when some check now has a mate
+// shorter than the line's from there.
+bool TreeRefiner::ask_along_line(uint64_t root_key) {
+  int len = int(line_.size());
+  if (len < 3) return false;
+  std::vector<std::unique_ptr<ScopedMove>> made;
+  uint64_t path_key = root_key;
+  for (int i = 0; i < len - 1; ++i) {
+    made.push_back(std::make_unique<ScopedMove>(*s_.pos_, s_.path_, line_[size_t(i)]));
+    path_key ^= made.back()->key();
+  }
+  bool found = false;
+  for (int d = (len - 1) & ~1; d >= 0 && !s_.monitor_.exhausted(); d -= 2) {
+    while (int(made.size()) > d) {
+      path_key ^= made.back()->key();
+      made.pop_back();
+    }
+    if (len - d < 3) continue;
+    // Every other check the table has not settled: an unbounded search, so
+    // that every proof in the table applies (a sibling that joins the line a
+    // few plies further on is proven in a few hundred nodes).
+    uint16_t r = uint16_t(len - d);
+    MoveList checks;
+    generate_checks(*s_.pos_, checks);
+    for (Move m : checks) {
+      if (m == line_[size_t(d)]) continue;
+      ScopedMove child(*s_.pos_, s_.path_, m);
+      TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+      if (t.found && (t.pn == 0 || t.dn == 0)) {
+        found |= t.pn == 0 && add_len(t.mate_len) < r;
+        continue;
+      }
+      uint64_t n0 = s_.nodes_;
+      NodeValue v;
+      {
+        auto scope = s_.monitor_.nested(s_.nodes_, kAlongLineNodes);
+        v = s_.prove(d + 1, path_key ^ child.key(), BUDGET_NONE);
+      }
+      stats_.along_nodes += s_.nodes_ - n0;
+      if (s_.monitor_.should_stop(s_.nodes_)) break;  // (the enclosing budget, not this search's)
+      found |= v.pn == 0 && add_len(v.mate_len) < r;
+    }
+  }
+  while (!made.empty()) made.pop_back();
+  return found;
+}
+
+// The moves chosen in the last pass from the root: the checks chosen and the
+// defences taken, down to a defender node with nothing that counts.
+bool TreeRefiner::read_line(uint64_t root_key) {
+  (void)root_key;
+  std::vector<std::unique_ptr<ScopedMove>> made;
+  std::vector<Move> line;
+  bool ok = false;
+  for (;;) {
+    Memo::Slot* e = memo_->find(s_.pos_->full_key());
+    if (!e || e->pass != pass_) break;
+    if (e->value.move == MOVE_NONE) {
+      ok = s_.pos_->side_to_move() != s_.attacker_;
+      break;
+    }
+    if (int(line.size()) >= s_.limits_.max_ply) break;
+    line.push_back(e->value.move);
+    made.push_back(std::make_unique<ScopedMove>(*s_.pos_, e->value.move));
+  }
+  while (!made.empty()) made.pop_back();
+  if (ok) line_.swap(line);
+  return ok;
+}
+
+bool TreeRefiner::walk(int ply, uint64_t path_key, Value& out) {
+  uint64_t key = s_.pos_->full_key();
+  if (Memo::Slot* e = memo_->find(key); e && e->pass == pass_) {
+    out = e->value;
+    return true;
+  }
+  // The walk counts no nodes of its own: read the clock every 16 positions.
+  if ((++stats_.positions & 15) == 0) s_.monitor_.poll(s_.nodes_);
+  if (s_.monitor_.exhausted() || ply >= s_.limits_.max_ply) return false;
+  bool ok =
+      s_.pos_->side_to_move() == s_.attacker_ ? walk_or(ply, path_key, key, out) : walk_and(ply, path_key, key, out);
+  if (ok) memo_->put(key, pass_, out);
+  return ok;
+}
+
+bool TreeRefiner::walk_or(int ply, uint64_t path_key, uint64_t key, Value& out) {
+  (void)key;
+  struct Cand {
+    Move move;
+    uint16_t len;  // walked this pass: its value; else an estimate (an earlier pass's value, or the recorded length)
+    int spare;
+    bool walked;
+  };
+  MoveList checks;
+  generate_checks(*s_.pos_, checks);
+  std::vector<Cand> cands;
+  cands.reserve(size_t(checks.size));
+  for (Move m : checks) {
+    ScopedMove child(*s_.pos_, m);
+    if (s_.path_.contains(child.key())) continue;
+    TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+    bool tiny = !(t.found && (t.pn == 0 || t.dn == 0)) && (!t.found || t.pn < kTinyPn);
+    if (tiny && !t.found) {
+      // A new defender node starts at its number of replies (drops to one
+      // square once, as the search counts them): with that many, the tiny
+      // search would stop at once, so it is not started.
+      MoveList replies;
+      generate_evasions(*s_.pos_, replies);
+      tiny = evasion_weight(replies) < kTinyPn;
+    }
+    if (tiny) {
+      // A tiny search: mates the defender can hardly resist.
+      s_.path_.insert(child.key());
+      uint64_t n0 = s_.nodes_;
+      {
+        auto scope = s_.monitor_.nested(s_.nodes_, kTinyNodes);
+        s_.mid(ply + 1, kTinyPn, PN_INF, path_key ^ child.key(), BUDGET_NONE);
+      }
+      s_.path_.erase(child.key());
+      stats_.tiny_nodes += s_.nodes_ - n0;
+      if (s_.monitor_.should_stop(s_.nodes_)) return false;  // (the enclosing budget, not the tiny one)
+      t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+    }
+    if (!(t.found && t.pn == 0)) continue;
+    Cand c{m, t.mate_len, 1 << 29, false};
+    if (Memo::Slot* e = memo_->find(child.key())) {
+      c.len = std::min(c.len, e->value.len);
+      c.spare = e->value.spare;
+    }
+    cands.push_back(c);
+  }
+  // Walk the best until the best is one already walked.
+  for (;;) {
+    int best = -1;
+    for (int i = 0; i < int(cands.size()); ++i) {
+      const Cand& c = cands[size_t(i)];
+      if (c.len >= LEN_INF) continue;
+      if (best < 0) {
+        best = i;
+        continue;
+      }
+      const Cand& b = cands[size_t(best)];
+      // The shortest; among equals the one walked, then the fewest spare pieces.
+      bool better = c.len != b.len ? c.len < b.len : c.walked != b.walked ? c.walked : c.spare < b.spare;
+      if (better) best = i;
+    }
+    if (best < 0) return false;
+    Cand& c = cands[size_t(best)];
+    if (c.walked) {
+      out.len = add_len(c.len);
+      out.spare = c.spare;
+      out.move = c.move;
+      return true;
+    }
+    Value v;
+    bool ok;
+    {
+      ScopedMove child(*s_.pos_, s_.path_, c.move);
+      ok = walk(ply + 1, path_key ^ child.key(), v);
+    }
+    if (s_.monitor_.exhausted()) return false;
+    c.walked = true;
+    if (!ok) {
+      c.len = LEN_INF;
+      continue;
+    }
+    c.len = v.len;
+    c.spare = v.spare;
+  }
+}
+
+bool TreeRefiner::ensure_proven(int ply, uint64_t path_key) {
+  TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+  if (t.found && t.pn == 0) return true;
+  auto scope = s_.monitor_.nested(s_.nodes_, kReproveNodes);
+  uint64_t n0 = s_.nodes_;
+  bool ok = s_.prove(ply, path_key, BUDGET_NONE).pn == 0;
+  stats_.reprove_nodes += s_.nodes_ - n0;
+  return ok;
+}
+
+bool TreeRefiner::walk_and(int ply, uint64_t path_key, uint64_t key, Value& out) {
+  (void)key;
+  MoveList evasions;
+  generate_evasions(*s_.pos_, evasions);
+  struct Reply {
+    Move move;
+    uint16_t rec;  // a proven bound of its mate: the table's recorded length (or an earlier pass's walk)
+    Value v;
+    bool walked;
+  };
+  std::vector<Reply> replies;
+  replies.reserve(size_t(evasions.size));
+  for (Move m : evasions) {
+    ScopedMove child(*s_.pos_, m);
+    if (s_.path_.contains(child.key())) return false;  // a repetition: this tree cannot go here
+    TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+    if (!(t.found && t.pn == 0)) {
+      s_.path_.insert(child.key());
+      bool ok = ensure_proven(ply + 1, path_key ^ child.key());
+      s_.path_.erase(child.key());
+      if (!ok) return false;
+      t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+      if (!(t.found && t.pn == 0)) return false;
+    }
+    Reply r{m, t.mate_len, Value{}, false};
+    if (Memo::Slot* e = memo_->find(child.key())) r.rec = std::min(r.rec, e->value.len);
+    replies.push_back(r);
+  }
+  // The longest defence decides, so replies are walked longest recorded
+  // first, and one whose recorded length is no longer than the longest line
+  // walked so far is not walked at all: its mate, no longer than the record,
+  // changes neither the node's line nor its bound.
+  uint16_t longest = 0;  // the longest line walked
+  auto walk_replies = [&](bool drops, const uint8_t* futile) -> bool {
+    for (;;) {
+      int next = -1;
+      for (int i = 0; i < int(replies.size()); ++i) {
+        const Reply& r = replies[size_t(i)];
+        if (r.walked || is_drop(r.move) != drops || (futile && futile[i])) continue;
+        if (next < 0 || r.rec > replies[size_t(next)].rec) next = i;
+      }
+      if (next < 0) return true;
+      Reply& r = replies[size_t(next)];
+      r.walked = true;
+      if (r.rec <= longest && longest > 0) {
+        r.v.len = r.rec;  // (not walked: bounded by its record)
+        r.v.spare = -1;
+        continue;
+      }
+      ScopedMove child(*s_.pos_, s_.path_, r.move);
+      if (!walk(ply + 1, path_key ^ child.key(), r.v)) return false;
+      longest = std::max(longest, r.v.len);
+    }
+  };
+  if (!walk_replies(false, nullptr)) return false;
+  // A drop's futility is judged against what the other replies allow (futility.cpp).
+  uint8_t futile[MAX_MOVES] = {0};
+  if (s_.futile_mode_) {
+    Move others[MAX_MOVES];
+    uint16_t lens[MAX_MOVES];
+    int n_others = 0;
+    for (const Reply& r : replies)
+      if (!is_drop(r.move)) {
+        others[n_others] = r.move;
+        lens[n_others++] = r.v.len;
+      }
+    for (int i = 0; i < int(replies.size()); ++i) {
+      // A drop no longer than the longest line walked decides nothing whether it
+      // counts or not (there is another reply): not judged.
+      if (!is_drop(replies[size_t(i)].move) || (n_others && replies[size_t(i)].rec <= longest)) continue;
+      Hand h = HAND_ZERO;
+      uint64_t n0 = s_.nodes_;
+      futile[i] = s_.is_futile_among(ply, path_key, replies[size_t(i)].move, others, lens, n_others, &h);
+      stats_.judge_nodes += s_.nodes_ - n0;
+      if (s_.monitor_.exhausted()) return false;
+    }
+  }
+  if (!walk_replies(true, futile)) return false;
+  // The longest defence among those walked, then the fewest spare pieces. Not
+  // the composers' "no spare pieces first" (mate_line.cpp): on a tree not yet
+  // shortest, a spare piece at a line's end may be an artefact of an attacker
+  // move still to be improved, and it took zukou-001's line to 65 plies
+  // against a longest defence of 69. The line read at the end applies it.
+  const Reply* pick = nullptr;
+  bool counted = false;
+  for (int i = 0; i < int(replies.size()); ++i) {
+    const Reply& r = replies[size_t(i)];
+    if (futile[i]) continue;
+    counted = true;
+    if (r.v.spare < 0) continue;  // (not walked)
+    if (!pick) {
+      pick = &r;
+      continue;
+    }
+    if (r.v.len != pick->v.len ? r.v.len > pick->v.len : r.v.spare < pick->v.spare) pick = &r;
+  }
+  if (!counted) {
+    // Checkmate, or only futile interpositions left: the line ends here.
+    out.len = 0;
+    out.spare = hand_total(s_.attacker_hand());
+    out.move = MOVE_NONE;
+    return true;
+  }
+  out.len = add_len(pick->v.len);
+  out.spare = pick->v.spare;
+  out.move = pick->move;
+  return true;
+}
+
+}  // namespace usi_mate
