@@ -114,6 +114,35 @@ def mixed_file(tmp_path: Path) -> tuple[Path, list[str]]:
 # Output formats
 
 
+ZUKOU_011 = "r+b2n4/1Pk1p4/pp1sG4/N1+s1+p4/2P1+R4/+pB1LN4/9/9/9 b SN3gs3l11p 1 # 49 zukou-011"
+
+
+def test_records_say_whether_the_length_is_proven_and_why_the_search_ended():
+    # MateResult's fields, one meaning everywhere (issue 43): zukou-011's minimum is not
+    # proven within the default share ("effort"), nor within 2 M nodes with no share.
+    r = run_solve("-", "--format", "jsonl", *HASH, stdin=ZUKOU_011 + "\n")
+    (record,) = [json.loads(line) for line in r.stdout.splitlines()]
+    assert (record["length"], record["min_length_proven"], record["length_stop"]) == (
+        49,
+        False,
+        "effort",
+    )
+    r = run_solve(
+        "-", "--format", "jsonl", "--min-length-effort", "0", "--nodes", "2000000", *HASH,
+        stdin=ZUKOU_011 + "\n",
+    )  # fmt: skip
+    (record,) = [json.loads(line) for line in r.stdout.splitlines()]
+    assert (record["length"], record["length_stop"]) == (49, "nodes")
+    short = "9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1 # 3 yaneuraou-162"
+    r = run_solve("-", "--format", "jsonl", *HASH, stdin=short + "\n")
+    (record,) = [json.loads(line) for line in r.stdout.splitlines()]
+    assert (record["min_length"], record["shortest_possible"], record["length_stop"]) == (
+        3,
+        3,
+        None,
+    )
+
+
 def test_jsonl_records_in_order_with_an_error_record(mixed_file):
     path, lines = mixed_file
     r = run_solve(str(path), "--format", "jsonl", "--time", "10000", *HASH)

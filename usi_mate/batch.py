@@ -34,7 +34,9 @@ from .records import WRITERS, Tally, make_check_record, make_record, print_disag
 from .runners import InOrder, SolverSpec, Stopped, describe_failure, make_runner
 from .settings import (
     DEFAULT_HASH_MB,
+    DEFAULT_MIN_LENGTH_EFFORT,
     MAX_HASH_MB,
+    MAX_MIN_LENGTH_EFFORT,
     MAX_NODES,
     MAX_THREADS,
     MAX_TIME_MS,
@@ -197,6 +199,17 @@ def _at_most(limit: int) -> Callable[[str], int]:
     return parse
 
 
+def _effort(text: str) -> int:
+    """An argparse type: MinLength's share of work, 0..MAX_MIN_LENGTH_EFFORT."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, not {text!r}") from None
+    if not 0 <= value <= MAX_MIN_LENGTH_EFFORT:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_MIN_LENGTH_EFFORT}, not {value}")
+    return value
+
+
 _hash_mb = _at_most(MAX_HASH_MB)
 _threads = _at_most(MAX_THREADS)
 _time_ms = _at_most(MAX_TIME_MS)
@@ -209,6 +222,7 @@ def _settings(args: argparse.Namespace) -> SearchSettings:
         time_limit_ms=args.time,
         nodes_limit=args.nodes,
         post_search=args.post_search,
+        min_length_effort=args.min_length_effort,
         ignore_futile_interpositions=not args.strict,
         certify=args.certify,
     )
@@ -240,7 +254,16 @@ def build_parser() -> argparse.ArgumentParser:
         choices=tuple(POST_SEARCH_LEVELS),
         default="MinLength",
         help="after the first proof: None answers it, UpperBound a line as long as its bound, "
-        "MinLength (default) searches on until the shortest mate is proven",
+        "MinLength (default) searches for shorter mates until the shortest is proven or it "
+        "has spent its share of work (--min-length-effort)",
+    )
+    p.add_argument(
+        "--min-length-effort",
+        type=_effort,
+        default=DEFAULT_MIN_LENGTH_EFFORT,
+        metavar="K",
+        help=f"MinLength's share of work: K times the first proof's nodes (default "
+        f"{DEFAULT_MIN_LENGTH_EFFORT}; 0: until the shortest mate is proven or --time/--nodes)",
     )
     p.add_argument(
         "--strict",
