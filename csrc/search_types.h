@@ -36,7 +36,7 @@ enum class StopReason : int {
 // at least kMinLengthMinNodes, then the answer is final, its length proven
 // the shortest or not (docs/DFPN.md, "When the answer is final").
 constexpr uint32_t kDefaultMinLengthEffort = 2;
-constexpr uint64_t kMinLengthMinNodes = 250000;
+constexpr uint64_t kMinLengthMinNodes = 100000;
 
 // What to do after the first proof (KomoringHeights' PostSearchLevel).
 enum class PostSearchLevel : int {

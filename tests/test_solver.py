@@ -601,7 +601,7 @@ def test_the_shortest_mate_search_ends_when_it_has_spent_its_share():
     # answered 図巧 3). It now ends when it has spent min_length_effort times the first
     # proof's nodes, at least MIN_LENGTH_MIN_NODES: zukou-011 (published 49) has its
     # 49-ply line from the first proof (11 k nodes) and its minimum is not proven within
-    # the share, so it answers after the floor's 250 k nodes of shortening, saying why.
+    # the share, so it answers after the floor's nodes of shortening, saying why.
     sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-011")
     first = Solver(hash_mb=64).solve(sfen, post_search="None")
     result = Solver(hash_mb=64).solve(sfen)

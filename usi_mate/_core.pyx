@@ -765,7 +765,7 @@ cdef class Solver:
         "MinLength" (default) looks for shorter mates (a walk over the proven
         tree, then bounded searches from the root) until the shortest is
         proven or it has spent its share of work, ``min_length_effort`` times
-        the first proof's nodes (at least 250,000 nodes; 0: no share, until proven
+        the first proof's nodes (at least 100,000 nodes; 0: no share, until proven
         or a limit): the answer then is final, whatever the limits allow. The
         result says which: ``min_length`` (proven), else ``shortest_possible``
         (the proven lower bound) and ``length_stop`` (why the search for a

@@ -27,7 +27,7 @@ THREAD_MB = 5
 MAX_LENGTH = 3999  # the search follows paths of fewer than 4000 plies
 POST_SEARCH_LEVELS = ("None", "UpperBound", "MinLength")
 # MinLength's share of work after the first proof, in times the first proof's nodes
-# (at least 250,000 nodes): then the answer is final, its length proven the shortest or not
+# (at least 100,000 nodes): then the answer is final, its length proven the shortest or not
 # (docs/DFPN.md, "When the answer is final"). The core's kDefaultMinLengthEffort
 # (usi_mate._core.DEFAULT_MIN_LENGTH_EFFORT; tests/test_solver.py checks they agree).
 DEFAULT_MIN_LENGTH_EFFORT = 2
