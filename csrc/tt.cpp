@@ -8,31 +8,80 @@ namespace usi_mate {
 
 void TranspositionTable::resize(uint64_t mb) {
   uint64_t n = std::max<uint64_t>(1, (mb << 20) / sizeof(Cluster));
-  if (n == count_) {
+  if (n == capacity_) {
     clear();
     return;
   }
-  uint64_t old = count_;
+  uint64_t old = capacity_;
   clusters_.reset();  // free first so that old and new never coexist
-  count_ = 0;
+  capacity_ = count_ = used_ = 0;
   auto* p = static_cast<Cluster*>(std::calloc(n, sizeof(Cluster)));
   if (!p) {
     // Put the old size back (it fitted before), then report the failure.
     p = static_cast<Cluster*>(std::calloc(old ? old : 1, sizeof(Cluster)));
     if (p) {
       clusters_.reset(p);
-      count_ = old ? old : 1;
+      capacity_ = old ? old : 1;
+      count_ = initial_count();
     }
     throw std::bad_alloc();
   }
   clusters_.reset(p);
-  count_ = n;
+  capacity_ = n;
+  count_ = initial_count();
   dirty_ = false;
 }
 
 void TranspositionTable::clear() {
-  if (count_ && dirty_) std::memset(static_cast<void*>(clusters_.get()), 0, size_bytes());
+  // Only the clusters in use were ever written: the rest are still zero.
+  if (count_ && dirty_) std::memset(static_cast<void*>(clusters_.get()), 0, count_ * sizeof(Cluster));
+  count_ = initial_count();
+  used_ = 0;
   dirty_ = false;
+}
+
+void TranspositionTable::grow(uint64_t n) {
+  uint64_t old = count_;
+  count_ = n;
+  used_ = 0;
+  // index() is monotone in the key and count_ only grows, so every entry of
+  // clusters i and i + 1 moves to a cluster at or above i (its partner too):
+  // pairs taken from the top down never land on a pair still to be moved.
+  TTEntry moved[2 * kClusterSize];
+  for (uint64_t a = (old - 1) & ~uint64_t(1);; a -= 2) {
+    uint64_t end = std::min(a + 2, old);
+    int m = 0;
+    for (uint64_t i = a; i < end; ++i) {
+      for (const TTEntry& e : clusters_[i].e)
+        if (e.key) moved[m++].set(e.key, e.hand, e.pn, e.dn, e.mate_len, e.amount, e.generation);
+      std::memset(static_cast<void*>(&clusters_[i]), 0, sizeof(Cluster));
+    }
+    for (int j = 0; j < m; ++j) place(moved[j]);
+    if (a == 0) break;
+  }
+}
+
+void TranspositionTable::place(const TTEntry& e) {
+  uint64_t i = index(e.key);
+  Cluster& c = clusters_[i];
+  auto put = [&](TTEntry& to) {
+    if (!to.key) ++used_;
+    to.set(e.key, e.hand, e.pn, e.dn, e.mate_len, e.amount, e.generation);
+  };
+  for (TTEntry& to : c.e)
+    if (!to.key) return put(to);
+  Cluster* p = partner(i);
+  if (p && (e.pn == 0 || e.dn == 0)) {
+    for (TTEntry& to : p->e)
+      if (!to.key) {
+        c.e[kSpillSlot].aux.store(1, std::memory_order_relaxed);
+        return put(to);
+      }
+  }
+  TTEntry* least = &c.e[0];
+  for (TTEntry& to : c.e)
+    if (worth(to) < worth(*least)) least = &to;
+  if (worth(*least) < worth(e)) put(*least);
 }
 
 namespace {
@@ -118,10 +167,12 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
     auto sweep = [&](Cluster& k) {
       for (TTEntry& e : k.e) {
         if (e.key != key || !covered(e, hand, pn, mate_len)) continue;
-        if (slot)
+        if (slot) {
           e.key = 0;
-        else
+          if (!shared_) --used_;
+        } else {
           slot = &e;
+        }
       }
     };
     sweep(c);
@@ -136,11 +187,7 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
   if (!slot) {
     // An empty slot, else replace the entry worth least: older searches'
     // first, then unresolved before resolved, then the least work.
-    auto value = [this](const TTEntry& e) -> uint64_t {
-      bool resolved = e.pn == 0 || e.dn == 0;
-      bool current = e.generation == generation_;
-      return (uint64_t(current) << 33) | (uint64_t(resolved) << 32) | e.amount;
-    };
+    auto value = [this](const TTEntry& e) { return worth(e); };
     auto least = [&](Cluster& k) {
       TTEntry* m = &k.e[0];
       for (TTEntry& e : k.e) {
@@ -157,12 +204,16 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
     if (p && slot->key != 0 && value(*slot) >= kCurrentResolved) {
       TTEntry* to = least(*p);
       if (to->key == 0 || value(*to) < value(*slot)) {
+        if (!to->key && !shared_) ++used_;
         to->set(slot->key, slot->hand, slot->pn, slot->dn, slot->mate_len, slot->amount, slot->generation);
         c.e[kSpillSlot].aux.store(1, std::memory_order_relaxed);
       }
     }
   }
+  if (!slot->key && !shared_) ++used_;
   slot->set(key, hand, pn, dn, mate_len, amount, generation_);
+  if (!shared_ && count_ < capacity_ && used_ * kGrowLoad > count_ * kClusterSize)
+    grow(std::min(capacity_, count_ * 2));
 }
 
 int TranspositionTable::hashfull() const {
@@ -173,7 +224,8 @@ int TranspositionTable::hashfull() const {
     ClusterLock lock(*this, i);
     for (const TTEntry& e : clusters_[i].e) used += e.key != 0;
   }
-  return int(used * 1000 / (n * kClusterSize));
+  // Of the whole table: the clusters not yet in use are empty.
+  return int(used * 1000 * count_ / (n * kClusterSize * capacity_));
 }
 
 }  // namespace usi_mate

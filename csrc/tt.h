@@ -29,6 +29,7 @@
 // entries never move, so an update of one only looks in its own cluster.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -98,7 +99,7 @@ class TranspositionTable {
   // keeps the previous table when the memory is not there.
   void resize(uint64_t mb);
   void clear();
-  uint64_t size_bytes() const { return count_ * sizeof(Cluster); }
+  uint64_t size_bytes() const { return capacity_ * sizeof(Cluster); }
   // Looks up (key, hand) for a search that allows mates of up to `budget`
   // plies. Proofs of at most `budget` plies and disproofs of every mate of at
   // most `budget` plies apply through superiority; unknown entries of
@@ -128,7 +129,10 @@ class TranspositionTable {
   // then take their cluster pair's lock, so no thread reads a half-written entry (a
   // torn proof would be a wrong answer). One thread pays one predictable
   // branch a call. Set only while no search runs.
-  void set_shared(bool shared) { shared_ = shared; }
+  void set_shared(bool shared) {
+    shared_ = shared;
+    if (shared && count_ < capacity_) grow(capacity_);  // threads never see the table move
+  }
   bool shared() const { return shared_; }
 
  private:
@@ -157,6 +161,21 @@ class TranspositionTable {
     std::atomic<uint32_t>* lock_ = nullptr;
   };
 
+  // Moves every entry to its place in the first n clusters (n > count_): one
+  // thread owns the table (not shared_), no entry is referenced outside it.
+  void grow(uint64_t n);
+  // Puts an entry moved by grow() in its cluster: an empty slot there, a
+  // resolved entry in the partner's, else over the entry worth least there.
+  void place(const TTEntry& e);
+  uint64_t worth(const TTEntry& e) const {
+    // What replacement keeps: this search's entries first, then resolved
+    // before unresolved, then the most work.
+    bool resolved = e.pn == 0 || e.dn == 0;
+    bool current = e.generation == generation_;
+    return (uint64_t(current) << 33) | (uint64_t(resolved) << 32) | e.amount;
+  }
+  uint64_t initial_count() const { return shared_ ? capacity_ : std::min(capacity_, kInitialClusters); }
+
   const Cluster& cluster(uint64_t key) const { return clusters_[index(key)]; }
   // The partner of cluster i, null for the last cluster of an odd count.
   Cluster* partner(uint64_t i) const {
@@ -176,8 +195,19 @@ class TranspositionTable {
   // costs nothing until used, where value-initialising a vector wrote every
   // page up front (0.5-2.8 s at isready for 1 GB, measured).
   std::unique_ptr<Cluster[], Free> clusters_;
-  uint64_t count_ = 0;
-  std::atomic<bool> dirty_{false};  // written since the last clear (by any thread)
+  // The table starts in its first kInitialClusters clusters (4 MB) and doubles
+  // whenever an eighth of the slots in use is full (kGrowLoad), up to all it
+  // holds: a search touches pages in proportion to what it stores, not the
+  // whole table (the first touch of a fresh page costs about 1.5 us, as much
+  // as the search itself on a median problem of 256 MB tables: docs/DFPN.md,
+  // "Transposition table").
+  // Several threads get the whole table at once (set_shared).
+  static constexpr uint64_t kInitialClusters = uint64_t(1) << 14;
+  static constexpr uint64_t kGrowLoad = 8;  // grow at 1/kGrowLoad of the slots in use
+  uint64_t capacity_ = 0;                   // clusters allocated
+  uint64_t count_ = 0;                      // clusters in use: index() maps keys onto these
+  uint64_t used_ = 0;                       // occupied slots among them, counted while not shared_
+  std::atomic<bool> dirty_{false};          // written since the last clear (by any thread)
   bool shared_ = false;
   uint16_t generation_ = 0;
 };

@@ -167,3 +167,35 @@ def test_a_moved_proof_takes_only_what_is_worth_less_in_the_partner():
     # A shorter proof of an inferior hand covers them all.
     tt.store(home, hand(), 0, INF, mate_len=3)
     assert all(tt.probe(home, h)[3] == 3 for h in hands)
+
+
+def test_the_table_grows_without_losing_entries():
+    # A table starts in its first 4 MB and doubles as it fills (csrc/tt.h, grow): a
+    # search touches pages in proportion to what it stores. Every entry survives the
+    # moves: proofs, disproofs and estimates of 150,000 boards, stored while a 64 MB
+    # table grows from 16,384 clusters to all its 262,144 (7% full, nothing replaced), and one
+    # board with 12 incomparable proof hands (its cluster's 8 slots and 4 in the
+    # partner's) stored first.
+    import random
+
+    rng = random.Random(7)
+    tt = _TranspositionTable(64)
+    board = rng.getrandbits(64) | 1
+    hands = [hand(P=p, L=lance, N=6 - p - lance) for p in range(7) for lance in range(5)]
+    hands = [h for h in hands if h["N"] <= 4][:12]
+    assert len(hands) == 12
+    for i, h in enumerate(hands):
+        tt.store(board, h, 0, INF, mate_len=3 + 2 * i)
+    kinds = [(0, INF, 7), (INF, 0, LEN_INF), (5, 9, NONE)]  # proof, disproof, estimate
+    keys = [(rng.getrandbits(64) | 1, kinds[i % 3]) for i in range(150_000)]
+    for key, (pn, dn, length) in keys:
+        tt.store(key, hand(G=1), pn, dn, mate_len=length)
+    for key, (pn, dn, length) in keys:
+        got = tt.probe(key, hand(G=1))
+        assert got[:2] == (pn, dn) and got[5], hex(key)
+    for i, h in enumerate(hands):
+        assert tt.probe(board, h)[0] == 0 and tt.probe(board, h)[3] == 3 + 2 * i
+    # hashfull is of the whole table, not of the part in use.
+    assert tt.hashfull < 150
+    tt.clear()
+    assert not tt.probe(keys[0][0], hand(G=1))[5] and tt.hashfull == 0
