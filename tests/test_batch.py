@@ -750,3 +750,15 @@ def test_workers_that_die_at_start_up_end_the_run_with_an_error(tmp_path):
     last = r.stderr.strip().splitlines()[-1]
     assert "WorkerStartError: the worker processes could not start: 3 in a row" in last
     assert "(the last: exit status 5)" in last
+
+
+def test_a_position_argument_that_cannot_be_read_exits_2_after_solving_the_others():
+    # Typed on the command line it is a usage error (it exited 0, issue 46): the others
+    # are still solved and written, the bad one as an "invalid" record.
+    good = "8k/9/6PPP/9/9/9/9/9/9 b BL2rb4g4s4n3l15p 1"
+    r = run_solve(good, "not a sfen", "--format", "jsonl", *HASH)
+    assert r.returncode == 2, r.stderr
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [row["status"] for row in rows] == ["mate", "invalid"]
+    assert "argument 2: skipped" in r.stderr
+    assert "a position argument could not be read" in r.stderr

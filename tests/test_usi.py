@@ -537,6 +537,9 @@ def test_bare_go_mate_and_huge_times_search_until_stopped(usi):
         assert not answers(out.since(start)), go
         send("stop")
         assert answers(out.since(start)) == ["checkmate timeout"]
+        # A bare go mate says how it was read (it said nothing, issue 46).
+        noted = [line for line in out.since(start) if "no time given" in line]
+        assert len(noted) == (go == "go mate"), out.since(start)
 
 
 def test_go_mate_zero_means_now_not_forever(usi):

@@ -4,14 +4,14 @@ This module is the command line only: the problem-file format is
 :mod:`usi_mate.problems`, where searches run is :mod:`usi_mate.runners` (also
 :func:`usi_mate.solve_many`), and the output formats are :mod:`usi_mate.records`.
 
-Exit status: 0 done; 1 with ``--check``, some result disagrees with its label (or
-is unknown, or its line could not be read), and always when a problem was lost
-to a failing worker; 2 bad usage, an unreadable file, an input without a problem
-line, a table that does not fit in memory, or results that cannot be written (a
-full disk, a missing folder, an I/O error: one ``error: cannot write`` line, see
-:mod:`usi_mate.outputs`; a reader that goes away, as ``| head``, ends the run
-quietly with 2 as well); 130 interrupted by Ctrl-C, 143 by SIGTERM (what was
-solved is written, the output stays valid).
+Exit status: 0 done; 1 with ``--check``, some result disagrees with its label (or is
+unknown, or its line could not be read), and always when a problem was lost to a
+failing worker; 2 bad usage, an unreadable file or position argument (the other
+problems are still solved), an input without a problem line, a table that does not
+fit in memory, or results that cannot be written (a full disk, a missing folder, an
+I/O error: one ``error: cannot write`` line, see :mod:`usi_mate.outputs`; a reader
+that goes away, as ``| head``, ends the run quietly with 2 as well); 130 interrupted
+by Ctrl-C, 143 by SIGTERM (what was solved is written, the output stays valid).
 """
 
 from __future__ import annotations
@@ -375,6 +375,11 @@ def main(argv: list[str] | None = None) -> int:
     status = EXIT_IO
     try:
         status = _run(args, problems, out)
+        # A position typed on the command line that cannot be read is a usage error,
+        # as an unreadable file is (a line of a file is only that problem's "invalid").
+        if status in (0, 1) and any(p.error and p.source == "argument" for p in problems):
+            print(f"{PROG}: error: a position argument could not be read", file=sys.stderr)
+            status = 2
     finally:
         client = getattr(args, "dask_client", None)
         if client is not None:

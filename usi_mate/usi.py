@@ -293,6 +293,8 @@ class UsiEngine:
             self.info_string(f"go: {e}")
             self.write("checkmate timeout" if "mate" in args else "bestmove resign")
             return
+        if command.note:
+            self.info_string(command.note)
         if self._position is None:
             self.info_string(f"error: no position to search: {self._position_error}")
             self.write(answer_lines(command, None)[-1])

@@ -51,7 +51,8 @@ class GoCommand:
     ``mate``: ``go mate ...`` (answer with ``checkmate``), else analysis mode (answer with
     ``bestmove``). ``time_ms``: the mate time limit (None: ``go mate infinite``).
     ``infinite``/``ponder``: the analysis answer is held until ``stop`` (or ``ponderhit``).
-    The clock fields (``btime`` ...) are milliseconds as the GUI sent them.
+    The clock fields (``btime`` ...) are milliseconds as the GUI sent them. ``note``:
+    what the engine read differently from what was sent, for an ``info string``.
     """
 
     mate: bool = False
@@ -66,6 +67,7 @@ class GoCommand:
     movetime: int | None = None
     nodes: int | None = None
     depth: int | None = None
+    note: str | None = None
 
     _CLOCK_FIELDS = ("btime", "wtime", "binc", "winc", "byoyomi", "movetime", "nodes", "depth")
 
@@ -83,6 +85,11 @@ class GoCommand:
                     # A bare `go mate` is read as infinite rather than rejected: the GUI
                     # is waiting for an answer either way, and stop/quit still work.
                     values["time_ms"] = None
+                    if arg is None:
+                        values["note"] = (
+                            "go mate: no time given (a number of milliseconds or infinite); "
+                            "searching as go mate infinite"
+                        )
                 else:
                     # `go mate 0` would mean "no limit" to the core; the GUI means "now".
                     values["time_ms"] = max(1, _parse_ms(arg, "go mate"))
