@@ -762,3 +762,24 @@ def test_a_position_argument_that_cannot_be_read_exits_2_after_solving_the_other
     assert [row["status"] for row in rows] == ["mate", "invalid"]
     assert "argument 2: skipped" in r.stderr
     assert "a position argument could not be read" in r.stderr
+
+
+def test_text_columns_line_up_with_long_and_wide_ids(tmp_path):
+    # Ids over 40 columns pushed their line's columns right, and Japanese ids (two
+    # terminal columns a character) were padded by characters (issue 46).
+    import unicodedata
+
+    sfen = "8k/9/6PPP/9/9/9/9/9/9 b BL2rb4g4s4n3l15p 1"
+    ids = ["a", "x" * 60, "図巧第一番", "mixed図巧-7"]
+    problems = tmp_path / "ids.sfen"
+    problems.write_text("".join(f"{sfen} # 5 {i}\n" for i in ids), encoding="utf-8")
+    r = run_solve(str(problems), *HASH)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stdout.splitlines() if line.endswith("3c3b+")]
+    assert len(lines) == len(ids)
+
+    def column_of_verdict(line: str) -> int:
+        head = line[: line.index(" mate ")]
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in head)
+
+    assert len({column_of_verdict(line) for line in lines}) == 1, lines

@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 
 from .echo import ECHO_ERROR_LIMIT, printable
@@ -214,6 +215,20 @@ def _check_note(record: dict) -> str:
     return f"DIFFERS (expected {record['expected']})"
 
 
+def _columns(text: str) -> int:
+    """Terminal columns of ``text``: wide (East Asian) characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` in exactly ``width`` terminal columns: padded, or cut with an ellipsis."""
+    if _columns(text) > width:
+        while text and _columns(text) > width - 1:
+            text = text[:-1]
+        text += "…"
+    return text + " " * (width - _columns(text))
+
+
 class _TextWriter(_Writer):
     """One aligned line a problem, then the summary table.
 
@@ -224,8 +239,9 @@ class _TextWriter(_Writer):
 
     def begin(self) -> None:
         # Every problem is parsed before the first search, so the id column
-        # can be sized up front (capped so one long id does not push everything).
-        self.id_width = min(max((len(p.id) for p in self.problems), default=2), 40)
+        # can be sized up front, in terminal columns (capped so that one long id
+        # does not push everything: longer ones are cut, jsonl and csv keep them whole).
+        self.id_width = min(max((_columns(p.id) for p in self.problems), default=2), 40)
         labels = [len(p.expected.text) for p in self.problems if p.expected]
         self.check_width = max(
             len("DIFFERS (expected )") + max(labels, default=0),
@@ -234,7 +250,7 @@ class _TextWriter(_Writer):
 
     def format(self, record: dict) -> str:
         cols = [
-            record["id"].ljust(self.id_width),
+            _fit(record["id"], self.id_width),
             _verdict(record).ljust(8),
             f"{record['nodes']:>10} nodes",
             f"{record['time_ms'] / 1000:>8.3f} s",
