@@ -605,6 +605,9 @@ def test_go_infinite_waits_for_stop(usi):
     out.wait_for("info time", start)  # the search is over: the answer is held
     time.sleep(0.3)
     assert answers(out.since(start)) == []
+    # ... but not the mate it found: its score and line are shown at once (they came
+    # only at stop, issue 46).
+    assert any(" score mate 1 pv G*5b" in line for line in out.since(start)), out.since(start)
     send("stop")
     assert answers(out.since(start)) == ["bestmove G*5b"]
 

@@ -390,10 +390,17 @@ class UsiEngine:
         if search.config.report_cooks and search.command.mate and res is not None:
             if res.status == "mate" and res.moves and not search.release.is_set():
                 self._report_cooks(solver, search, res)
+        lines = answer_lines(search.command, res, stats_reported=interval > 0)
         if search.command.holds_answer:
+            # Analysis mode holds bestmove until stop/ponderhit, not what the search
+            # found: the GUI shows the mate's score and line as soon as it is proven.
+            with self._state_lock:
+                for line in lines[:-1]:
+                    self.write(line)
+            lines = lines[-1:]
             search.release.wait()
         with self._state_lock:
-            for line in answer_lines(search.command, res, stats_reported=interval > 0):
+            for line in lines:
                 self.write(line)
             # Cleared under the lock after the answer: a go sent in reply to it is accepted.
             self._search = None
