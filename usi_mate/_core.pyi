@@ -1,7 +1,10 @@
 """Type stubs of the compiled core (usi_mate/_core.pyx)."""
 
+import threading
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
+
+from typing_extensions import disjoint_base
 
 from usi_mate.types import MateResult, SearchProgress
 
@@ -13,9 +16,22 @@ MAX_HASH_MB: int
 POST_SEARCH_LEVELS: dict[str, int]
 DEFAULT_MIN_LENGTH_EFFORT: int
 MIN_LENGTH_MIN_NODES: int
+DEFAULT_CERTIFY_NODES: int
+DEFAULT_HASH_MB: int
+MAX_LENGTH: int
+MAX_NODES: int
+MAX_TIME_MS: int
+SEARCH_THREAD_STACK: int
 
 def split_position_text(text: str) -> tuple[str, list[str]]: ...
+def start_search_thread(
+    target: Callable[..., object],
+    args: tuple[Any, ...] = (),
+    name: str = "usi-mate-search",
+    daemon: bool = True,
+) -> threading.Thread: ...
 
+@disjoint_base
 class Position:
     def __init__(self, sfen: str = "startpos") -> None: ...
     def copy(self) -> Position: ...
@@ -42,6 +58,7 @@ class Position:
     def piece_at(self, square: str) -> str | None: ...
     def perft(self, depth: int) -> int: ...
 
+@disjoint_base
 class Solver:
     def __init__(self, hash_mb: int = 256, threads: int = 1) -> None: ...
     @property
@@ -53,7 +70,10 @@ class Solver:
     def hashfull(self) -> int: ...
     def resize(self, hash_mb: int) -> None: ...
     def clear(self) -> None: ...
+    @property
+    def state(self) -> Literal["idle", "armed", "running"]: ...
     def arm(self) -> None: ...
+    def disarm(self) -> None: ...
     def stop(self) -> None: ...
     def probe(
         self, position: Position | str, *, root_is_and_node: bool = False
@@ -67,7 +87,7 @@ class Solver:
         on_progress: Callable[[SearchProgress], None] | None = None,
         progress_interval_ms: int = 200,
         root_is_and_node_if_checked: bool = False,
-        post_search: Literal["None", "UpperBound", "MinLength"] = "MinLength",
+        post_search: str = "MinLength",  # "None", "UpperBound" or "MinLength" (ValueError else)
         ignore_futile_interpositions: bool = True,
         certify: bool = False,
         certify_nodes: int = ...,

@@ -102,7 +102,7 @@ def _group_inputs(args: list[str]) -> list[tuple[str, str]]:
 
     for arg in args:
         fields = _sfen_fields(current) if current is not None else None
-        if fields is not None and fields < 3:
+        if current is not None and fields is not None and fields < 3:
             # Inside an unquoted SFEN that still lacks its side to move or
             # hands, the word belongs to it, even "-" (no hands) or a word that
             # happens to name a file in the current directory.
@@ -461,7 +461,7 @@ def _run(args, problems: list[Problem], out) -> int:
             record = make_check_record(problem, outcome, args.check)
         else:
             record = make_record(problem, outcome, None, args.check)
-        if bar_shares_terminal:
+        if bar_shares_terminal and bar is not None:
             bar.clear()
         writer.write(record)
         tally.add(record)

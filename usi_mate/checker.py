@@ -795,8 +795,8 @@ def _verdict(
         return "undecided", None, "the main line is not proven to be the shortest mate"
     open_questions = [a for a in alternatives if _is_open(a)]
     if open_questions:
-        first = open_questions[0].move_number
+        first_move = open_questions[0].move_number
         n = len(open_questions)
         plural = "s" if n > 1 else ""
-        return "undecided", None, f"{n} question{plural} open, the first at move {first}"
+        return "undecided", None, f"{n} question{plural} open, the first at move {first_move}"
     return "sound", None, None

@@ -549,7 +549,7 @@ def _board_sfen(rows: list[str], hands: dict[str, dict[str, int] | None], side: 
         cells = row[1:19]
         out, empty = "", 0
         for i in range(0, 18, 2):
-            colour, name = cells[i : i + 2]
+            colour, name = cells[i], cells[i + 1]
             if name == "・" or name == " ":
                 empty += 1
                 continue
@@ -565,8 +565,9 @@ def _board_sfen(rows: list[str], hands: dict[str, dict[str, int] | None], side: 
     for rest, other in (("b", "w"), ("w", "b")):
         if hands[rest] is None:
             known = hands[other] or {}
-            hands[rest] = {p: n - on_board.get(p, 0) - known.get(p, 0) for p, n in FULL_SET.items()}
-            if any(n < 0 for n in hands[rest].values()):
+            counted = {p: n - on_board.get(p, 0) - known.get(p, 0) for p, n in FULL_SET.items()}
+            hands[rest] = counted
+            if any(n < 0 for n in counted.values()):
                 raise ValueError("KIF: more pieces than a full set; 残り全部 cannot be counted")
     hand_text = _hand_sfen(hands["b"] or {}, True) + _hand_sfen(hands["w"] or {}, False)
     return f"{'/'.join(sfen_rows)} {side} {hand_text or '-'} 1"

@@ -83,6 +83,7 @@ class Expected:
             return mate and length == self.plies
         if self.kind == "nomate":
             return not mate
+        assert self.plies is not None  # "nomate_within" and "at_least" carry N
         if self.kind == "nomate_within":
             return not (mate and length is not None and length <= self.plies)
         return mate and length is not None and length >= self.plies

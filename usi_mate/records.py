@@ -399,9 +399,8 @@ def print_disagreements(records: list[dict], total: int, prog: str) -> None:
     for r in records:
         got = _verdict(r)
         if got.endswith("?"):
-            why = {"effort": "its share of work spent"}.get(
-                r.get("length_stop"), "a limit came first"
-            )
+            spent = r.get("length_stop") == "effort"
+            why = "its share of work spent" if spent else "a limit came first"
             got = got[:-1] + f" (not proven the shortest: {why})"
         if r["error"]:
             got += f" ({r['error']})"

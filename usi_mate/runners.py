@@ -258,6 +258,7 @@ def _worker_main(conn, spec: SolverSpec, task: Task = solve_task) -> None:
         if message is None:
             return
         task_id, text, keywords = message
+        reply: tuple[Any, Any, Exception | None]
         try:
             reply = (task_id, task(solver, text, keywords, _never), None)
         except Exception as e:  # noqa: BLE001 - reported as this task's error
@@ -567,7 +568,7 @@ class InOrder:
     the runner was stopped first.
     """
 
-    def __init__(self, runner):
+    def __init__(self, runner: Any) -> None:
         self.runner = runner
         self.pending: deque[tuple[Any, Future | None]] = deque()
 

@@ -4,7 +4,7 @@ exactly one ``checkmate ...`` (``go mate``) or ``bestmove ...`` (analysis mode).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .types import MateResult, SearchProgress
 from .usi_commands import GoCommand, printable
@@ -136,8 +136,8 @@ def cook_lines(found: Alternative | CheckReport) -> list[str]:
     undecided, last-move alternatives, detours). Moves are USI, so the lines
     stay ASCII.
     """
-    if hasattr(found, "alternatives"):
-        report = found
+    if hasattr(found, "alternatives"):  # a report (not imported here: USI does not load it)
+        report = cast("CheckReport", found)
         counts = report.counts()
         cooks = report.cooks
         tried = len(report.alternatives)

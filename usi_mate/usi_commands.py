@@ -108,7 +108,8 @@ class GoCommand:
         if "depth" in values:
             # `go depth N`: mates of at most N plies (the search ends by itself).
             depth = values["depth"]
-            values["depth"] = None if depth == 0 else min(int(depth), MAX_LENGTH)  # type: ignore[arg-type]
+            assert isinstance(depth, int)  # _parse_ms gives int
+            values["depth"] = None if depth == 0 else min(depth, MAX_LENGTH)
         if values.get("nodes") == 0:
             values["nodes"] = None  # `go nodes 0`: no node limit, as NodesLimit 0
         return cls(**values)  # type: ignore[arg-type]
