@@ -300,6 +300,11 @@ def test_parse_kif_refuses_what_it_cannot_read():
         parse_kif("手合割：平手\n   1 ７六飛車(77)")
     with pytest.raises(ValueError, match="move 3 where move 2"):
         parse_kif("手合割：平手\n   1 ７六歩(77)\n   3 ３四歩(33)")
+    # A board row cut short: a ValueError that says so, never an IndexError.
+    record = format_kif_record("9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1", [])
+    short = [line if "v金" not in line else "| ・ ・" for line in record]
+    with pytest.raises(ValueError, match="shorter than nine squares"):
+        parse_kif("\n".join(short))
 
 
 def test_hand_counts_past_ten_are_written_and_read_in_kanji():

@@ -547,6 +547,8 @@ def _board_sfen(rows: list[str], hands: dict[str, dict[str, int] | None], side: 
     on_board: dict[str, int] = {}
     for row in rows:
         cells = row[1:19]
+        if len(cells) < 18:
+            raise ValueError(f"KIF: a board row is shorter than nine squares: {row!r}")
         out, empty = "", 0
         for i in range(0, 18, 2):
             colour, name = cells[i], cells[i + 1]
