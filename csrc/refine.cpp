@@ -72,7 +72,7 @@ bool TreeRefiner::run(uint64_t root_key, int passes) {
     pass_ = uint8_t(p + 1);
     Value v;
     if (!walk(0, root_key, v) || s_.monitor_.exhausted()) break;
-    if (!read_line(root_key)) break;
+    if (!read_line()) break;
     bool shorter = !done || v.len < root_.len;
     root_ = v;
     ++stats_.passes;
@@ -139,8 +139,7 @@ bool TreeRefiner::ask_along_line(uint64_t root_key) {
 
 // The moves chosen in the last pass from the root: the checks chosen and the
 // defences taken, down to a defender node with nothing that counts.
-bool TreeRefiner::read_line(uint64_t root_key) {
-  (void)root_key;
+bool TreeRefiner::read_line() {
   std::vector<std::unique_ptr<ScopedMove>> made;
   std::vector<Move> line;
   bool ok = false;
@@ -169,14 +168,12 @@ bool TreeRefiner::walk(int ply, uint64_t path_key, Value& out) {
   // The walk counts no nodes of its own: read the clock every 16 positions.
   if ((++stats_.positions & 15) == 0) s_.monitor_.poll(s_.nodes_);
   if (s_.monitor_.exhausted() || ply >= s_.limits_.max_ply) return false;
-  bool ok =
-      s_.pos_->side_to_move() == s_.attacker_ ? walk_or(ply, path_key, key, out) : walk_and(ply, path_key, key, out);
+  bool ok = s_.pos_->side_to_move() == s_.attacker_ ? walk_or(ply, path_key, out) : walk_and(ply, path_key, out);
   if (ok) memo_->put(key, pass_, out);
   return ok;
 }
 
-bool TreeRefiner::walk_or(int ply, uint64_t path_key, uint64_t key, Value& out) {
-  (void)key;
+bool TreeRefiner::walk_or(int ply, uint64_t path_key, Value& out) {
   struct Cand {
     Move move;
     uint16_t len;  // walked this pass: its value; else an estimate (an earlier pass's value, or the recorded length)
@@ -271,8 +268,7 @@ bool TreeRefiner::ensure_proven(int ply, uint64_t path_key) {
   return ok;
 }
 
-bool TreeRefiner::walk_and(int ply, uint64_t path_key, uint64_t key, Value& out) {
-  (void)key;
+bool TreeRefiner::walk_and(int ply, uint64_t path_key, Value& out) {
   MoveList evasions;
   generate_evasions(*s_.pos_, evasions);
   struct Reply {

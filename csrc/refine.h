@@ -72,11 +72,11 @@ class TreeRefiner {
  private:
   struct Memo;
   bool walk(int ply, uint64_t path_key, Value& out);
-  bool walk_or(int ply, uint64_t path_key, uint64_t key, Value& out);
-  bool walk_and(int ply, uint64_t path_key, uint64_t key, Value& out);
+  bool walk_or(int ply, uint64_t path_key, Value& out);
+  bool walk_and(int ply, uint64_t path_key, Value& out);
   // A proof of the current position in the table (proving it again, capped, when it was lost).
   bool ensure_proven(int ply, uint64_t path_key);
-  bool read_line(uint64_t root_key);
+  bool read_line();
   bool ask_along_line(uint64_t root_key);
 
   Solver& s_;

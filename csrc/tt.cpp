@@ -187,12 +187,11 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
   if (!slot) {
     // An empty slot, else replace the entry worth least: older searches'
     // first, then unresolved before resolved, then the least work.
-    auto value = [this](const TTEntry& e) { return worth(e); };
     auto least = [&](Cluster& k) {
       TTEntry* m = &k.e[0];
       for (TTEntry& e : k.e) {
         if (e.key == 0) return &e;
-        if (value(e) < value(*m)) m = &e;
+        if (worth(e) < worth(*m)) m = &e;
       }
       return m;
     };
@@ -201,9 +200,9 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
     // worth less there, rather than leave the table.
     constexpr uint64_t kCurrentResolved = uint64_t(3) << 32;
     Cluster* p = partner(i);
-    if (p && slot->key != 0 && value(*slot) >= kCurrentResolved) {
+    if (p && slot->key != 0 && worth(*slot) >= kCurrentResolved) {
       TTEntry* to = least(*p);
-      if (to->key == 0 || value(*to) < value(*slot)) {
+      if (to->key == 0 || worth(*to) < worth(*slot)) {
         if (!to->key && !shared_) ++used_;
         to->set(slot->key, slot->hand, slot->pn, slot->dn, slot->mate_len, slot->amount, slot->generation);
         c.e[kSpillSlot].aux.store(1, std::memory_order_relaxed);

@@ -258,33 +258,29 @@ def _answer_of(engine: Engine) -> tuple[list[str], list[str]]:
     return answers[0].split()[1:], notes
 
 
-def test_shogihome_go_mate_infinite_answers_by_itself(engine):
-    # Issue 43: ShogiHome's mate search sends `go mate infinite` to a fresh process and
-    # never `stop` (its Stop button sends `quit`, and what follows is not read): the answer
-    # must come by itself. 図巧 3 (45 plies, first proof in a fraction of a second) was
-    # not answered in 120 s while the engine worked on proving no shorter mate exists.
+@pytest.mark.parametrize(
+    "go",
+    [
+        # ShogiHome's mate search: `go mate infinite` to a fresh process, never `stop`
+        # (its Stop button sends `quit`, and what follows is not read), so the answer must
+        # come by itself. 図巧 3 (45 plies, first proof in a fraction of a second) was not
+        # answered in 120 s while the engine worked on proving no shorter mate exists
+        # (issue 43).
+        "go mate infinite",
+        # Shogidokoro's mate-problem dialog: `go mate <ms>`; the answer comes when it is
+        # final, long before a ten-minute limit.
+        "go mate 600000",
+    ],
+)
+def test_a_gui_s_go_mate_answers_by_itself_when_ready(engine, go):
     # The wait below only guards against a hang (the search ends by its rule, in seconds).
     _gui_handshake(engine)
     engine.send(f"position sfen {ZUKOU_003}")
-    engine.send("go mate infinite")
+    engine.send(go)
     engine.wait_count("checkmate", 1, timeout=120.0)
     moves, notes = _answer_of(engine)
     assert check_mate_line(ZUKOU_003, moves) is None
     # What the answer is, in the GUI's log: proven the shortest, or not and why.
-    assert any(f"mate {len(moves)}:" in n for n in notes), notes
-    engine.send("quit")
-    assert engine.wait_exit(timeout=5.0) == 0
-
-
-def test_shogidokoro_go_mate_answers_when_ready_not_at_its_limit(engine):
-    # Shogidokoro's mate-problem dialog sends `go mate <ms>`: the answer comes when it is
-    # final, long before a ten-minute limit (the wait only guards against a hang).
-    _gui_handshake(engine)
-    engine.send(f"position sfen {ZUKOU_003}")
-    engine.send("go mate 600000")
-    engine.wait_count("checkmate", 1, timeout=120.0)
-    moves, notes = _answer_of(engine)
-    assert check_mate_line(ZUKOU_003, moves) is None
     assert any(f"mate {len(moves)}:" in n for n in notes), notes
     engine.send("quit")
     assert engine.wait_exit(timeout=5.0) == 0

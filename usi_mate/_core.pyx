@@ -629,7 +629,8 @@ cdef class Solver:
     cdef object _state  # "idle", "armed" or "running"
     cdef public object _on_progress
     cdef public object _callback_error
-    # The last solve's refinement walk: (positions walked, nodes); for benchmarks.
+    # The last solve's refinement walk: (positions walked, nodes, passes, [nodes of its
+    # tiny searches, re-proofs, futility judgements, searches along the line]); for benchmarks.
     cdef public object _refine
     cdef uint64_t _hash_mb
 
@@ -645,7 +646,7 @@ cdef class Solver:
         self._state = "idle"
         self._on_progress = None
         self._callback_error = None
-        self._refine = (0, 0)
+        self._refine = (0, 0, 0, [0, 0, 0, 0])
 
     def __dealloc__(self):
         if self._solver != NULL:
