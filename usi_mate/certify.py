@@ -26,6 +26,8 @@ result names which one was used.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
 
 from .types import Certification
 
@@ -123,82 +125,112 @@ def verify_no_mate(
     """
     if generator not in ("auto", "cshogi", "usi_mate"):
         raise ValueError(f"generator must be 'auto', 'cshogi' or 'usi_mate', not {generator!r}")
-    board = _board(sfen, generator)
-    refute = {canonical_sfen(k): v for k, v in refutations.items()}
-    independent: set[str] = set()  # positions whose subtree holds on any path
-    on_path: dict[str, int] = {}  # position -> its ply on the current path
-    nodes = 0
+    return _Replay(_board(sfen, generator), refutations, max_nodes).run(and_root)
 
-    # An explicit stack: disproof trees of looping works are thousands of plies deep.
-    # A frame: [is_or, key, ply, moves still to check (OR) or None (AND), low]
-    root_key = board.key()
-    on_path[root_key] = 0
-    stack: list[list] = []
-    result: int | None = None  # value handed up from a finished child
 
-    def enter(is_or: bool, key: str, ply: int) -> str | None:
+@dataclass(slots=True)
+class _Frame:
+    """One position on the replay's path and what is left to check there."""
+
+    is_or: bool  # the attacker to move: every check must be refuted
+    key: str
+    ply: int
+    pending: list  # moves still to check: every check (OR) or the recorded reply (AND)
+    low: int = _NONE  # the shallowest ply of the path its subtree refers to
+
+
+class _Replay:
+    """One replay of a disproof tree on a board: the path, the memo and the explicit stack."""
+
+    def __init__(self, board, refutations: Mapping[str, str], max_nodes: int) -> None:
+        self.board = board
+        self.refutations = refutations
+        self.refute = {canonical_sfen(k): v for k, v in refutations.items()}
+        self.max_nodes = max_nodes
+        self.independent: set[str] = set()  # positions whose subtree holds on any path
+        self.on_path: dict[str, int] = {}  # position -> its ply on the current path
+        self.nodes = 0
+        # An explicit stack: disproof trees of looping works are thousands of plies deep.
+        self.stack: list[_Frame] = []
+
+    def certification(
+        self, status: Literal["certified", "refuted", "incomplete"], reason: str | None
+    ) -> Certification:
+        """The answer with the nodes replayed so far."""
+        return Certification(status, self.nodes, self.board.name, reason, dict(self.refutations))
+
+    def run(self, and_root: bool) -> Certification:
+        """Replay the whole tree from the root: certified, refuted or incomplete."""
+        root_key = self.board.key()
+        self.on_path[root_key] = 0
+        reason = self.enter(not and_root, root_key, 0)
+        if reason:
+            return self.certification("refuted", reason)
+        result: int | None = None  # value handed up from a finished child
+        while self.stack:
+            frame = self.stack[-1]
+            if result is not None:
+                # A child finished: undo its move, fold its value in.
+                self.board.pop()
+                frame.low = min(frame.low, result)
+                result = None
+            if frame.pending:
+                failure = self.descend(frame)
+                if failure is not None:
+                    return failure
+                continue
+            result = self.leave()
+        return self.certification("certified", None)
+
+    def enter(self, is_or: bool, key: str, ply: int) -> str | None:
         """Push a frame for the position on the board; returns a failure reason."""
-        nonlocal nodes
-        nodes += 1
+        self.nodes += 1
         if is_or:
-            checks = []
-            for m in board.legal():
-                board.push(m)
-                if board.in_check():
-                    checks.append(m)
-                board.pop()
-            stack.append([True, key, ply, checks, _NONE])
+            self.stack.append(_Frame(True, key, ply, self.checks()))
             return None
-        legal = board.legal()
+        legal = self.board.legal()
         if not legal:
             return f"checkmate in {key}: the defence has no reply"
-        reply = refute.get(key)
+        reply = self.refute.get(key)
         if reply is None:
             return f"no refutation recorded for {key}"
-        move = next((m for m in legal if board.usi(m) == reply), None)
+        move = next((m for m in legal if self.board.usi(m) == reply), None)
         if move is None:
             return f"the recorded refutation {reply} is not legal in {key}"
-        stack.append([False, key, ply, [move], _NONE])
+        self.stack.append(_Frame(False, key, ply, [move]))
         return None
 
-    def fail(reason: str) -> Certification:
-        return Certification("refuted", nodes, board.name, reason, dict(refutations))
+    def checks(self) -> list:
+        """Every legal move of the position on the board that gives check."""
+        checks = []
+        for m in self.board.legal():
+            self.board.push(m)
+            if self.board.in_check():
+                checks.append(m)
+            self.board.pop()
+        return checks
 
-    reason = enter(not and_root, root_key, 0)
-    if reason:
-        return fail(reason)
-    while stack:
-        frame = stack[-1]
-        is_or, key, ply, pending, low = frame
-        if result is not None:
-            # A child finished: undo its move, fold its value in.
-            board.pop()
-            frame[4] = low = min(low, result)
-            result = None
-        if pending:
-            move = pending.pop()
-            board.push(move)
-            child = board.key()
-            if child in on_path:
-                board.pop()
-                frame[4] = min(low, on_path[child])  # a repetition: no mate on this path
-                continue
-            if child in independent:
-                board.pop()
-                continue
-            if nodes >= max_nodes:
-                return Certification(
-                    "incomplete", nodes, board.name, "node budget spent", dict(refutations)
-                )
-            on_path[child] = ply + 1
-            reason = enter(not is_or, child, ply + 1)
-            if reason:
-                return fail(reason)
-            continue
-        # Every child of this frame holds.
-        stack.pop()
-        del on_path[key]
-        if low >= ply:
-            independent.add(key)
-        result = low
-    return Certification("certified", nodes, board.name, None, dict(refutations))
+    def descend(self, frame: _Frame) -> Certification | None:
+        """Play the frame's next move and enter its child; the answer if that ends the replay."""
+        self.board.push(frame.pending.pop())
+        child = self.board.key()
+        if child in self.on_path:
+            self.board.pop()
+            frame.low = min(frame.low, self.on_path[child])  # a repetition: no mate on this path
+            return None
+        if child in self.independent:
+            self.board.pop()
+            return None
+        if self.nodes >= self.max_nodes:
+            return self.certification("incomplete", "node budget spent")
+        self.on_path[child] = frame.ply + 1
+        reason = self.enter(not frame.is_or, child, frame.ply + 1)
+        return self.certification("refuted", reason) if reason else None
+
+    def leave(self) -> int:
+        """Pop a frame whose every child holds, remember it if it holds on any path; its low."""
+        frame = self.stack.pop()
+        del self.on_path[frame.key]
+        if frame.low >= frame.ply:
+            self.independent.add(frame.key)
+        return frame.low
