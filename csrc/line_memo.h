@@ -1,4 +1,4 @@
-// The lines already read during one line rebuild (mate_line.cpp): by
+// The lines already read during one line rebuild (line_reader.cpp): by
 // position (and length bound), the line's length and the attacker's spare
 // pieces at its end.
 //
@@ -17,7 +17,7 @@ struct LineMemo {
   uint16_t len;
   int spare;
   // A mate no longer than this is proven from the position: the line with
-  // every other defence at its AND nodes bounded too (mate_line.cpp,
+  // every other defence at its AND nodes bounded too (line_reader.cpp,
   // strict non-exact reads; LEN_INF otherwise).
   uint16_t bound;
 };

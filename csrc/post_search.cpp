@@ -25,7 +25,7 @@ constexpr uint64_t kMinAttemptNodes = 100000;
 // deadline up to kGraceTime before SearchMonitor::answer_deadline() (5% of
 // the time limit later, still inside the limit). Reading a line off the table
 // costs no nodes at all unless entries were replaced (measured in
-// docs/USI.md), but time: it reads the clock itself (mate_line.cpp).
+// docs/USI.md), but time: it reads the clock itself (line_reader.cpp).
 constexpr uint64_t kGraceNodes = SearchMonitor::kCheckInterval;
 constexpr auto kGraceTime = SearchMonitor::kGraceTime;
 // MinLength's share on long lines, and the lines the refinement walk is for:
@@ -39,18 +39,13 @@ constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 
 // Rebuilds the line into `line` within the current budget; the scope that sets
 // that budget is the caller's. *cut_short: a non-exact read ran past that
-// budget and finished on recorded lengths (mate_line.cpp), so its line may
+// budget and finished on recorded lengths (line_reader.cpp), so its line may
 // be shorter than what the table proves. *tree_len: the mating tree the read
 // proves, for strict non-exact reads (extract_line).
 bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
                           bool* cut_short, uint16_t* tree_len) {
-  line.clear();
-  line_memo_.clear();
-  recorded_lengths_only_ = false;
-  line_positions_ = 0;
-  bool ok = extract_line(0, root_key, budget, exact, tie_break, line, tree_len);
-  if (cut_short) *cut_short = recorded_lengths_only_;
-  recorded_lengths_only_ = false;
+  bool ok = reader_.read(root_key, budget, exact, tie_break, line, tree_len);
+  if (cut_short) *cut_short = reader_.cut_short();
   return ok;
 }
 
@@ -196,7 +191,7 @@ void Solver::keep_line(uint64_t root_key, uint16_t best, KeptLine& kept) {
     ok = rebuild_line(root_key, best, false, true, line, &cut_short);
   }
   kept.nodes += nodes_ - before;
-  kept.cost += line_positions_ + nodes_ - before;
+  kept.cost += reader_.positions() + nodes_ - before;
   kept.budget = best;
   // A read cut short may err short, unless its line is as long as the bound.
   if (!ok || (cut_short && line.size() < best)) return;
@@ -290,7 +285,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     Clock::time_point deadline = Clock::time_point::max();
     if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
     // Until kGraceTime before the answer is due (at least 1 ms): a read cut
-    // there still walks the rest of its line (mate_line.cpp), 8 ms for a
+    // there still walks the rest of its line (line_reader.cpp), 8 ms for a
     // 111-ply line with futility judgements (zukou-099).
     if (limits.time_ms)
       deadline = std::max(monitor_.answer_deadline() - kGraceTime, Clock::now() + std::chrono::milliseconds(1));
@@ -323,7 +318,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   // sub-search): a valid mating line that may count futile interpositions,
   // the answer whenever what follows is cut short. Each AND node's replies
   // are ranked by their own lines, read to the end (recorded lengths go
-  // stale, see mate_line.cpp): that visits the whole proof tree, 1.6 M
+  // stale, see line_reader.cpp): that visits the whole proof tree, 1.6 M
   // positions in 3 s after zukou-099's 18 M-node first proof. A read cut
   // short ranks the rest by recorded lengths and may come out short (53
   // plies there), so after a proof found at the limit this line is read
@@ -400,7 +395,7 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     // (The walk's line takes the longest defences: read it again within the
     // proven bound for the composers' choices.)
     kept.budget = walk_confirmed ? first_len : best;
-    kept.cost = line_positions_ + line_nodes;
+    kept.cost = reader_.positions() + line_nodes;
   }
   int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
   if (min_length) {

@@ -346,7 +346,7 @@ bool TreeRefiner::walk_and(int ply, uint64_t path_key, Value& out) {
   }
   if (!walk_replies(true, futile)) return false;
   // The longest defence among those walked, then the fewest spare pieces. Not
-  // the composers' "no spare pieces first" (mate_line.cpp): on a tree not yet
+  // the composers' "no spare pieces first" (line_reader.cpp): on a tree not yet
   // shortest, a spare piece at a line's end may be an artefact of an attacker
   // move still to be improved, and it took zukou-001's line to 65 plies
   // against a longest defence of 69. The line read at the end applies it.

@@ -68,7 +68,7 @@ struct SearchLimits {
   // For tests: a cap of 1 cuts every judgement that needs a search short.
   uint64_t futility_node_cap = 0;
   // For tests: a line read goes on with recorded lengths after visiting this
-  // many positions (0: never), as it does past its deadline (mate_line.cpp).
+  // many positions (0: never), as it does past its deadline (line_reader.cpp).
   uint64_t line_read_positions = 0;
   // For tests: the shortest-mate search looks for shorter mates along its line
   // from the end up after a round of attempts at the root that settles nothing

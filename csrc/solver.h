@@ -10,7 +10,7 @@
 //                   the compiler inlines the hot path
 //   futility.cpp    futile interpositions
 //   post_search.cpp shortest mate (length bisection) and line rebuild strategy
-//   mate_line.cpp   extracting the mating line from the table
+//   line_reader.cpp the mating line read off the table (LineReader, its own class)
 //   certify.cpp     disproof certificates
 // Limits and nested budgets live in SearchMonitor (monitor.h); the core never
 // prints: progress goes through a callback.
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "futility.h"
-#include "line_memo.h"
+#include "line_reader.h"
 #include "monitor.h"
 #include "movegen.h"
 #include "node.h"
@@ -48,6 +48,7 @@ constexpr uint16_t kUncappedMaxLength = 21;
 
 class Solver {
   friend class TreeRefiner;  // refine.cpp: the walk searches with the solver's table and position
+  friend class LineReader;   // line_reader.cpp: reads with the solver's table and position
 
  public:
   explicit Solver(uint64_t hash_mb = 256);
@@ -153,14 +154,6 @@ class Solver {
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
                     bool* cut_short = nullptr, uint16_t* tree_len = nullptr);
 
-  // mate_line.cpp
-  bool extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
-                    uint16_t* tree_len = nullptr, LineMemo* summary = nullptr);
-  bool child_line(int ply, uint64_t path_key, uint64_t memo_key, uint16_t budget, bool exact, bool tie_break,
-                  LineMemo& out);
-  int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
-  uint16_t fresher_length(Move reply, uint16_t recorded);
-
   // certify.cpp
   struct CertifyWork;
   int certify_or(int ply, uint64_t path_key, CertifyWork& w);
@@ -179,16 +172,7 @@ class Solver {
   PathSet path_;
   SearchMonitor monitor_;
   std::vector<std::unique_ptr<SearchFrame>> frames_;
-  // Lines already read while choosing defences (mate_line.cpp): their length
-  // and the attacker's spare pieces at their end, by position (and length, for
-  // exact lines); cleared per rebuild.
-  LineMemoTable line_memo_;
-  // Positions visited by line reads (the clock is read every 16 of them).
-  uint32_t line_positions_ = 0;
-  // Set when a non-exact read runs past its budget: from then on it ranks an
-  // AND node's replies by their recorded proof lengths instead of reading
-  // each reply's line, and finishes within milliseconds (mate_line.cpp).
-  bool recorded_lengths_only_ = false;
+  LineReader reader_{*this};
   Position* pos_ = nullptr;
   Color attacker_ = BLACK;
   uint64_t salt_ = 0;
