@@ -23,7 +23,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from .echo import ECHO_LIMIT, printable
@@ -229,7 +230,7 @@ def _settings(args: argparse.Namespace) -> SearchSettings:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``usi-mate solve`` (every option declared once, here)."""
+    """The argument parser of ``usi-mate solve`` (every option declared once: here and below)."""
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Solve tsume-shogi problems in batch: problem files, positions, "
@@ -245,6 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="INPUT",
         help="a problem file, a position (SFEN, 'sfen ...', 'startpos moves ...'), or - for stdin",
     )
+    _add_search_options(p)
+    _add_worker_options(p)
+    _add_output_options(p)
+    return p
+
+
+def _add_search_options(p: argparse.ArgumentParser) -> None:
+    """Declare the options of each search: its limits, post-search and rules."""
     p.add_argument(
         "--time", type=_time_ms, metavar="MS", help="time limit per problem in milliseconds"
     )
@@ -278,6 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
         "replay it without the search's table (nomate+ certified, nomate~ too large to "
         "check, nomate! not backed: please report it)",
     )
+
+
+def _add_worker_options(p: argparse.ArgumentParser) -> None:
+    """Declare the options of where searches run: table size, processes, threads, Dask."""
     p.add_argument(
         "--hash",
         type=_hash_mb,
@@ -306,6 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="solve on a Dask cluster: the scheduler's address (tcp://host:8786); "
         "needs pip install 'usi-mate[dask]'; --jobs is then the cluster's (docs/BATCH.md)",
     )
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    """Declare the options of what is written: format, file, checks and progress bar."""
     p.add_argument(
         "--format", choices=sorted(WRITERS), default="text", help="output format (default: text)"
     )
@@ -330,7 +347,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="progress bar on stderr (default: on when stderr is a terminal)",
     )
-    return p
 
 
 class _Terminated(Exception):
@@ -409,6 +425,82 @@ def _dask_client(address: str):
 
 
 def _run(args, problems: list[Problem], out) -> int:
+    """Solve the problems, write their records and the summary to ``out``; the exit status."""
+    records = _open_records(args, problems, out)
+    stop = _StopRequests()
+    stop.install()
+    keywords = _settings(args).keywords()
+    started = time.perf_counter()
+    try:
+        records.writer.begin()
+        interrupted = _solve(args, _tasks(problems, keywords), records, stop)
+        if records.bar is not None:
+            records.bar.close()  # leaves the final bar above the summary instead of under it
+        wall_ms = int((time.perf_counter() - started) * 1000)
+        summary = records.tally.table(len(problems), wall_ms, args.check, interrupted)
+        records.writer.end(summary)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as other filters do.
+        return EXIT_IO
+    except OutputError as e:
+        # Results that cannot be written are no verdict: stop solving, say why once.
+        if records.bar is not None:
+            records.bar.close()
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_IO
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if records.bar is not None:
+            records.bar.close()
+        stop.restore()
+    return _conclude(args, len(problems), records, stop, summary, interrupted)
+
+
+@dataclass
+class _Records:
+    """The records of a run: made from the outcomes, written, tallied and counted on the bar."""
+
+    args: argparse.Namespace
+    writer: Any
+    tally: Tally
+    bar: Any  # a tqdm progress bar, or None
+    bar_shares_terminal: bool
+    lost: int = 0  # problems lost to a failing worker
+
+    def emit(self, problem: Problem, outcome: Any) -> None:
+        """Write the record of one problem, count it, and move the progress bar on."""
+        record = self._record(problem, outcome)
+        if self.bar_shares_terminal and self.bar is not None:
+            self.bar.clear()
+        self.writer.write(record)
+        self.tally.add(record)
+        if self.bar is not None:
+            counts = self.tally.counts
+            self.bar.set_postfix_str(f"solved {counts['mate'] + counts['nomate']}", refresh=False)
+            self.bar.update(1)
+
+    def _record(self, problem: Problem, outcome: Any) -> dict:
+        """The record of a problem from its outcome: a result, a check report or an exception."""
+        check = self.args.check
+        if isinstance(outcome, BaseException):
+            if isinstance(outcome, (ValueError, TypeError)):
+                record = make_record(problem, None, str(outcome), check)
+                record["status"] = "invalid"
+            else:
+                self.lost += 1
+                record = make_record(problem, None, describe_failure(outcome), check)
+                _report(self.bar, f"{problem.source}:{problem.line}: {record['error']}")
+            return record
+        if problem.sfen is None:
+            return make_record(problem, None, problem.error, check)
+        if self.args.check_cooks:
+            return make_check_record(problem, outcome, check)
+        return make_record(problem, outcome, None, check)
+
+
+def _open_records(args, problems: list[Problem], out) -> _Records:
+    """The writer of the chosen format on ``out``, an empty tally and the progress bar if any."""
     writer = WRITERS[args.format](out, problems, args.check, check_cooks=args.check_cooks)
     tally = Tally()
     tally.unlabelled = sum(1 for p in problems if p.expected is None and p.error is None)
@@ -422,136 +514,117 @@ def _run(args, problems: list[Problem], out) -> int:
         )
     # A bar and records sharing one terminal: clear the bar around each record.
     bar_shares_terminal = bar is not None and out.isatty()
+    return _Records(args, writer, tally, bar, bar_shares_terminal)
 
-    stop_requested = threading.Event()
-    terminated = threading.Event()
 
-    def on_sigint(signum, frame):
-        if stop_requested.is_set():
-            raise KeyboardInterrupt  # a second Ctrl-C: stop waiting for anything
-        stop_requested.set()
+class _StopRequests:
+    """Ctrl-C and SIGTERM during a run: a request to stop, seen by the runner at its next poll."""
 
-    def on_sigterm(signum, frame):
-        terminated.set()
-        stop_requested.set()
+    def __init__(self) -> None:
+        self.requested = threading.Event()
+        self.terminated = threading.Event()
+        self._previous_handlers: dict[int, Any] = {}
 
-    def poll():
-        if stop_requested.is_set():
+    def install(self) -> None:
+        """Take over SIGINT and SIGTERM (only the main thread may)."""
+        if threading.current_thread() is threading.main_thread():
+            self._previous_handlers[signal.SIGINT] = signal.signal(signal.SIGINT, self._on_sigint)
+            self._previous_handlers[signal.SIGTERM] = signal.signal(
+                signal.SIGTERM, self._on_sigterm
+            )
+
+    def restore(self) -> None:
+        """Give SIGINT and SIGTERM back to the handlers they had before :meth:`install`."""
+        for sig, handler in self._previous_handlers.items():
+            signal.signal(sig, handler)
+
+    def poll(self) -> None:
+        """Raise Stopped once a stop was requested."""
+        if self.requested.is_set():
             raise Stopped
 
-    previous_handlers = {}
-    if threading.current_thread() is threading.main_thread():
-        previous_handlers[signal.SIGINT] = signal.signal(signal.SIGINT, on_sigint)
-        previous_handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, on_sigterm)
-    lost = 0
+    def _on_sigint(self, signum, frame) -> None:
+        """Ctrl-C: request a stop, or give up waiting at the second one."""
+        if self.requested.is_set():
+            raise KeyboardInterrupt  # a second Ctrl-C: stop waiting for anything
+        self.requested.set()
 
-    def emit(problem: Problem, outcome: Any) -> None:
-        nonlocal lost
-        if isinstance(outcome, BaseException):
-            if isinstance(outcome, (ValueError, TypeError)):
-                record = make_record(problem, None, str(outcome), args.check)
-                record["status"] = "invalid"
-            else:
-                lost += 1
-                record = make_record(problem, None, describe_failure(outcome), args.check)
-                _report(bar, f"{problem.source}:{problem.line}: {record['error']}")
-        elif problem.sfen is None:
-            record = make_record(problem, None, problem.error, args.check)
-        elif args.check_cooks:
-            record = make_check_record(problem, outcome, args.check)
-        else:
-            record = make_record(problem, outcome, None, args.check)
-        if bar_shares_terminal and bar is not None:
-            bar.clear()
-        writer.write(record)
-        tally.add(record)
-        if bar is not None:
-            bar.set_postfix_str(
-                f"solved {tally.counts['mate'] + tally.counts['nomate']}", refresh=False
-            )
-            bar.update(1)
+    def _on_sigterm(self, signum, frame) -> None:
+        """SIGTERM: request a stop, to end with 143."""
+        self.terminated.set()
+        self.requested.set()
 
-    keywords = _settings(args).keywords()
-    spec = SolverSpec(args.hash, args.threads)
 
-    def tasks():
-        for p in problems:
-            yield p, (None if p.sfen is None else (p.sfen, keywords))
+def _tasks(problems: list[Problem], keywords: dict) -> Iterator[tuple[Problem, Any]]:
+    """The runner's tasks: each problem with its SFEN and search settings (None: not solvable)."""
+    for p in problems:
+        yield p, (None if p.sfen is None else (p.sfen, keywords))
 
-    started = time.perf_counter()
-    interrupted = False
-    runner = None
+
+def _solve(
+    args, tasks: Iterator[tuple[Problem, Any]], records: _Records, stop: _StopRequests
+) -> bool:
+    """Run the tasks and emit each record in input order; True when a stop cut the run short."""
+    runner = _make_runner(args)
     try:
-        writer.begin()
-        executor, workers = None, None
-        client = getattr(args, "dask_client", None)
-        if client is not None:
-            executor = client.get_executor()
-            # Enough tasks in flight for every worker thread of the cluster.
-            workers = max(1, sum(client.nthreads().values()))
-        if args.check_cooks:
-            from .checker import check_task
-
-            runner = make_runner(args.jobs, spec, executor, check_task, workers)
-        else:
-            runner = make_runner(args.jobs, spec, executor, workers=workers)
         ordered = InOrder(runner)
         try:
-            for problem, outcome in ordered.run(tasks(), poll):
-                emit(problem, outcome)
+            for problem, outcome in ordered.run(tasks, stop.poll):
+                records.emit(problem, outcome)
         except (Stopped, KeyboardInterrupt):
-            interrupted = True
             runner.stop()
             # Flush what finished behind the problem we were waiting for: in
             # input order, complete records only, the unfinished left out.
             for problem, outcome in ordered.finished():
-                emit(problem, outcome)
-        else:
-            runner.close()
-        runner = None
-        if bar is not None:
-            bar.close()  # leaves the final bar above the summary instead of under it
-        wall_ms = int((time.perf_counter() - started) * 1000)
-        summary = tally.table(len(problems), wall_ms, args.check, interrupted)
-        writer.end(summary)
-    except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, as other filters do.
-        if runner is not None:
-            runner.stop()
-        return EXIT_IO
-    except OutputError as e:
-        # Results that cannot be written are no verdict: stop solving, say why once.
-        if runner is not None:
-            runner.stop()
-        if bar is not None:
-            bar.close()
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return EXIT_IO
-    except KeyboardInterrupt:
-        if runner is not None:
-            runner.stop()
-        return 130
-    finally:
-        if bar is not None:
-            bar.close()
-        for sig, handler in previous_handlers.items():
-            signal.signal(sig, handler)
+                records.emit(problem, outcome)
+            return True
+        runner.close()
+        return False
+    except (BrokenPipeError, OutputError, KeyboardInterrupt):
+        # The run ends here (see _run): no search may outlive it.
+        runner.stop()
+        raise
 
+
+def _make_runner(args):
+    """The runner of the searches: worker processes or the Dask cluster, solving or checking."""
+    spec = SolverSpec(args.hash, args.threads)
+    executor, workers = None, None
+    client = getattr(args, "dask_client", None)
+    if client is not None:
+        executor = client.get_executor()
+        # Enough tasks in flight for every worker thread of the cluster.
+        workers = max(1, sum(client.nthreads().values()))
+    if args.check_cooks:
+        from .checker import check_task
+
+        return make_runner(args.jobs, spec, executor, check_task, workers)
+    return make_runner(args.jobs, spec, executor, workers=workers)
+
+
+def _conclude(
+    args, total: int, records: _Records, stop: _StopRequests, summary: str, interrupted: bool
+) -> int:
+    """The end of the run on stderr (summary, stop, disagreements, losses); the exit status."""
+    tally = records.tally
     if args.format != "text":
         sys.stderr.write(summary)
     if interrupted:
         print(
-            f"{PROG}: {'terminated' if terminated.is_set() else 'interrupted'}: "
-            f"wrote {tally.written} of {len(problems)} results",
+            f"{PROG}: {'terminated' if stop.terminated.is_set() else 'interrupted'}: "
+            f"wrote {tally.written} of {total} results",
             file=sys.stderr,
         )
     if args.check and tally.disagreements:
-        print_disagreements(tally.disagreements, len(problems), PROG)
-    if lost:
-        print(f"{PROG}: {lost} problems lost to a failing worker (status error)", file=sys.stderr)
+        print_disagreements(tally.disagreements, total, PROG)
+    if records.lost:
+        print(
+            f"{PROG}: {records.lost} problems lost to a failing worker (status error)",
+            file=sys.stderr,
+        )
     if interrupted:
-        return 143 if terminated.is_set() else 130
-    return 1 if (args.check and tally.disagreements) or lost else 0
+        return 143 if stop.terminated.is_set() else 130
+    return 1 if (args.check and tally.disagreements) or records.lost else 0
 
 
 def _report(bar, message: str) -> None:
