@@ -523,63 +523,40 @@ def check(
 ) -> CheckReport:
     """Check a tsume problem as a composer would before publishing it: a :class:`CheckReport`.
 
-    ``position``: the problem (a :class:`Position`, an SFEN or USI position
-    text); the side to move attacks (with ``root_is_and_node_if_checked``, a
-    side to move in check defends). ``line``: the intended solution (作意) as
-    USI moves (a list or one string); without it the solver's shortest mate
-    (``post_search="MinLength"``) is the main line. The check then tries every
-    other move along the main line (see the module documentation) and gives
-    the verdict: sound, cooked at move k, unsound defence at move k,
-    undecided, no mate or invalid.
+    ``position``: the problem (a :class:`Position`, an SFEN or USI position text); the side to move
+    attacks (with ``root_is_and_node_if_checked``, a side to move in check defends). ``line``: the
+    intended solution (作意) as USI moves (a list or one string); without it the solver's shortest
+    mate (``post_search="MinLength"``) is the main line. The check then tries every other move along
+    the main line (see the module documentation) and gives the verdict: sound, cooked at move k,
+    unsound defence at move k, undecided, no mate or invalid.
 
-    Limits hold for the whole check: ``time_limit_ms`` and ``nodes_limit``
-    (None: none; the check then runs until every question is settled).
-    ``solver``: a Solver to use (its table is kept, as across searches);
-    otherwise one of ``hash_mb`` MB is made. ``ignore_futile_interpositions``
-    (default) leaves futile interpositions out as the answer does; False
-    counts every reply. ``defences=False`` asks only about the attacker's
-    moves (cooks); ``attacks=False`` only about the defender's (is the main
-    line's defence the longest? ``scripts/audit_lines.py`` asks that of every
-    engine's answers). ``main_search=False`` with a given ``line``: no search
-    of the problem itself (it is there to compare with the given line and to
-    fill the table; ``result`` is then None). ``main_result``: the solver's
-    result for ``position`` when the caller already has it (the USI engine
-    after ``go mate``), so the main search is not repeated. ``should_stop``:
-    polled between searches; when it turns true the check returns what it has
-    (``complete=False``), and a stop() of the solver from another thread ends
-    the running search. ``on_finding`` is called with each finding (cook,
-    last-move alternative, detour, 変同, longer defence, disputed) as soon as
-    it is known. ``exhaustive`` (default) settles
-    every question the limits allow; False stops once nothing left open can
-    change the verdict (the first flaw and everything before it are settled).
-    ``fresh_retries`` (default) lets a hard question be asked again on a
-    second table as large as the solver's, made when first needed (False:
-    one table only, as the USI engine uses it).
+    Limits hold for the whole check: ``time_limit_ms`` and ``nodes_limit`` (None: none; the check
+    then runs until every question is settled). ``solver``: a Solver to use (its table is kept, as
+    across searches); otherwise one of ``hash_mb`` MB is made. ``ignore_futile_interpositions``
+    (default) leaves futile interpositions out as the answer does; False counts every reply.
+    ``defences=False`` asks only about the attacker's moves (cooks); ``attacks=False`` only about
+    the defender's (is the main line's defence the longest? ``scripts/audit_lines.py`` asks that of
+    every engine's answers). ``main_search=False`` with a given ``line``: no search of the problem
+    itself (it is there to compare with the given line and to fill the table; ``result`` is then
+    None). ``main_result``: the solver's result for ``position`` when the caller already has it (the
+    USI engine after ``go mate``), so the main search is not repeated. ``should_stop``: polled
+    between searches; when it turns true the check returns what it has (``complete=False``), and a
+    stop() of the solver from another thread ends the running search. ``on_finding`` is called with
+    each finding (cook, last-move alternative, detour, 変同, longer defence, disputed) as soon as it
+    is known. ``exhaustive`` (default) settles every question the limits allow; False stops once
+    nothing left open can change the verdict (the first flaw and everything before it are settled).
+    ``fresh_retries`` (default) lets a hard question be asked again on a second table as large as
+    the solver's, made when first needed (False: one table only, as the USI engine uses it).
 
-    Raises ValueError for a malformed position or a given line that is illegal,
-    gives no check at an attacker move or does not end on an attacker move;
-    TypeError for arguments of the wrong type. The solver is left idle (not
-    armed) when the check returns.
+    Raises ValueError for a malformed position or a given line that is illegal, gives no check at an
+    attacker move or does not end on an attacker move; TypeError for arguments of the wrong type.
+    The solver is left idle (not armed) when the check returns.
     """
+    # The first statement, while locals() holds the parameters only: they travel on as one
+    # value (a parameter missing from _CheckOptions is a TypeError at the first call).
+    options = _CheckOptions(**{k: v for k, v in locals().items() if k != "position"})
     try:
-        return _check(
-            position,
-            line=line,
-            time_limit_ms=time_limit_ms,
-            nodes_limit=nodes_limit,
-            hash_mb=hash_mb,
-            solver=solver,
-            ignore_futile_interpositions=ignore_futile_interpositions,
-            root_is_and_node_if_checked=root_is_and_node_if_checked,
-            defences=defences,
-            attacks=attacks,
-            main_search=main_search,
-            main_result=main_result,
-            should_stop=should_stop,
-            on_finding=on_finding,
-            exhaustive=exhaustive,
-            fresh_retries=fresh_retries,
-        )
+        return _check(position, options)
     finally:
         if solver is not None:
             solver.disarm()
@@ -606,102 +583,144 @@ def check_task(
     return None if not report.complete and stopped() else report
 
 
-def _check(
-    position,
-    *,
-    line,
-    time_limit_ms,
-    nodes_limit,
-    hash_mb,
-    solver,
-    ignore_futile_interpositions,
-    root_is_and_node_if_checked,
-    defences,
-    attacks,
-    main_search,
-    main_result,
-    should_stop,
-    on_finding,
-    exhaustive,
-    fresh_retries,
-) -> CheckReport:
-    check_int("time_limit_ms", time_limit_ms, 0, MAX_TIME_MS)
-    check_int("nodes_limit", nodes_limit, 0, MAX_NODES)
-    start = position.copy() if isinstance(position, Position) else Position(position)
-    sfen = start.sfen()
-    attacker = 1 - start.turn if root_is_and_node_if_checked and start.is_check() else start.turn
-    given = _main_line(line)
-    if given is not None:
-        _validate_line(start, given, attacker)
-    budget = _Budget(time_limit_ms, nodes_limit, should_stop)
-    if solver is None:
-        solver = Solver(hash_mb)
-    searcher = _Searcher(solver, budget, bool(ignore_futile_interpositions))
+@dataclass(frozen=True)
+class _CheckOptions:
+    """The keyword arguments of :func:`check`, as given (see its documentation)."""
 
-    def report(**kw) -> CheckReport:
+    line: Sequence[str] | str | None
+    time_limit_ms: int | None
+    nodes_limit: int | None
+    hash_mb: int
+    solver: Solver | None
+    ignore_futile_interpositions: bool
+    root_is_and_node_if_checked: bool
+    defences: bool
+    attacks: bool
+    main_search: bool
+    main_result: MateResult | None
+    should_stop: Callable[[], bool] | None
+    on_finding: Callable[[Alternative], None] | None
+    exhaustive: bool
+    fresh_retries: bool
+
+
+@dataclass
+class _Context:
+    """What one check works with: the problem, the given line, the budget and the main result."""
+
+    options: _CheckOptions
+    start: Position
+    sfen: str
+    attacker: int
+    given: list[str] | None  # the composer's line, validated; None: the solver's
+    budget: _Budget
+    searcher: _Searcher
+    result: MateResult | None  # the main search's, as far as it got
+
+    def report(self, **kw) -> CheckReport:
+        """A report of this check: what is known so far, with ``kw`` on top."""
         base = {
-            "sfen": sfen,
-            "main_line": tuple(given or ()),
-            "main_source": "given" if given is not None else "solver",
-            "main_exact": given is not None,
-            "result": result,
+            "sfen": self.sfen,
+            "main_line": tuple(self.given or ()),
+            "main_source": "given" if self.given is not None else "solver",
+            "main_exact": self.given is not None,
+            "result": self.result,
             "alternatives": (),
             "spare": {},
-            "nodes": budget.nodes,
-            "time_ms": budget.elapsed_ms(),
+            "nodes": self.budget.nodes,
+            "time_ms": self.budget.elapsed_ms(),
         }
         return CheckReport(**{**base, **kw})
 
-    result = main_result
-    try:
-        if result is None and (main_search or given is None):
-            # The main search may use half the limits: what it leaves, and the
-            # other half, go to the alternatives. A main line not proven
-            # shortest still shows cooks at the first move, and a main search
-            # that takes everything would leave every alternative open. With
-            # no mate found in its half, it goes on (from its table) with all
-            # that is left: without a main line there is nothing else to ask.
-            share = _Budget(
-                time_limit_ms // 2 if time_limit_ms else None,
-                nodes_limit // 2 if nodes_limit else None,
-                should_stop,
-            )
-            result = _Searcher(solver, share, searcher.futile).solve(
-                sfen, and_root=root_is_and_node_if_checked, cap=None
-            )
-            if result is not None:
-                budget.charge(result.nodes)
-                if result.status == "unknown" and result.stop_reason in ("nodes", "time"):
-                    more = searcher.solve(sfen, and_root=root_is_and_node_if_checked, cap=None)
-                    if more is not None:
-                        result = more
-        if result is not None and result.status == "invalid":
-            return report(verdict="invalid", reason=result.error)
-        if given is None:
-            if result is None or result.status == "unknown":
-                why = "the main search found no mate within the limits"
-                if result is not None and result.error:
-                    why = result.error
-                return report(verdict="undecided", reason=why)
-            if result.status == "nomate":
-                return report(verdict="nomate")
-            if not result.moves:
-                return report(verdict="invalid", reason="the side to move is already checkmated")
-            main = list(result.moves)
-            exact = result.min_length_proven
-        else:
-            main, exact = given, True
-        walk = _Check(start, main, attacker, searcher, defences, on_finding, attacks)
-        complete = True
+
+def _check(position: Position | str, o: _CheckOptions) -> CheckReport:
+    """The check itself: prepare, search the problem if needed, then walk its main line."""
+    ctx = _prepare(position, o)
+    if ctx.result is None and (o.main_search or ctx.given is None):
         try:
-            _run(walk, budget, exact, exhaustive, fresh_retries)
+            _main_search(ctx)
         except CheckStopped:
-            complete = False
+            return ctx.report(verdict="undecided", reason="stopped", complete=False)
+    early = _verdict_without_walk(ctx)
+    if early is not None:
+        return early
+    if ctx.given is not None:
+        return _walk(ctx, ctx.given, True)
+    assert ctx.result is not None  # _verdict_without_walk answers when there is no result
+    return _walk(ctx, list(ctx.result.moves), ctx.result.min_length_proven)
+
+
+def _prepare(position: Position | str, o: _CheckOptions) -> _Context:
+    """Validate the arguments and set up the position, the given line, the budget and searcher."""
+    check_int("time_limit_ms", o.time_limit_ms, 0, MAX_TIME_MS)
+    check_int("nodes_limit", o.nodes_limit, 0, MAX_NODES)
+    start = position.copy() if isinstance(position, Position) else Position(position)
+    sfen = start.sfen()
+    attacker = 1 - start.turn if o.root_is_and_node_if_checked and start.is_check() else start.turn
+    given = _main_line(o.line)
+    if given is not None:
+        _validate_line(start, given, attacker)
+    budget = _Budget(o.time_limit_ms, o.nodes_limit, o.should_stop)
+    solver = o.solver if o.solver is not None else Solver(o.hash_mb)
+    searcher = _Searcher(solver, budget, bool(o.ignore_futile_interpositions))
+    return _Context(o, start, sfen, attacker, given, budget, searcher, o.main_result)
+
+
+def _main_search(ctx: _Context) -> None:
+    """Search the problem itself into ``ctx.result``; raises CheckStopped on a stop request."""
+    o = ctx.options
+    # The main search may use half the limits: what it leaves, and the
+    # other half, go to the alternatives. A main line not proven
+    # shortest still shows cooks at the first move, and a main search
+    # that takes everything would leave every alternative open. With
+    # no mate found in its half, it goes on (from its table) with all
+    # that is left: without a main line there is nothing else to ask.
+    share = _Budget(
+        o.time_limit_ms // 2 if o.time_limit_ms else None,
+        o.nodes_limit // 2 if o.nodes_limit else None,
+        o.should_stop,
+    )
+    half = _Searcher(ctx.searcher.solver, share, ctx.searcher.futile)
+    ctx.result = half.solve(ctx.sfen, and_root=o.root_is_and_node_if_checked, cap=None)
+    if ctx.result is not None:
+        ctx.budget.charge(ctx.result.nodes)
+        if ctx.result.status == "unknown" and ctx.result.stop_reason in ("nodes", "time"):
+            more = ctx.searcher.solve(ctx.sfen, and_root=o.root_is_and_node_if_checked, cap=None)
+            if more is not None:
+                ctx.result = more
+
+
+def _verdict_without_walk(ctx: _Context) -> CheckReport | None:
+    """The report when there is no main line to walk (invalid, undecided, no mate), else None."""
+    result = ctx.result
+    if result is not None and result.status == "invalid":
+        return ctx.report(verdict="invalid", reason=result.error)
+    if ctx.given is not None:
+        return None
+    if result is None or result.status == "unknown":
+        why = "the main search found no mate within the limits"
+        if result is not None and result.error:
+            why = result.error
+        return ctx.report(verdict="undecided", reason=why)
+    if result.status == "nomate":
+        return ctx.report(verdict="nomate")
+    if not result.moves:
+        return ctx.report(verdict="invalid", reason="the side to move is already checkmated")
+    return None
+
+
+def _walk(ctx: _Context, main: list[str], exact: bool) -> CheckReport:
+    """Ask every question along the main line the budget allows, and report the verdict."""
+    o = ctx.options
+    walk = _Check(ctx.start, main, ctx.attacker, ctx.searcher, o.defences, o.on_finding, o.attacks)
+    complete = True
+    try:
+        _run(walk, ctx.budget, exact, o.exhaustive, o.fresh_retries)
     except CheckStopped:
-        return report(verdict="undecided", reason="stopped", complete=False)
+        complete = False
     alternatives = tuple(walk.alternative(q) for q in walk.questions)
     verdict, move, reason = _verdict(alternatives, exact, walk.first_defence)
-    return report(
+    return ctx.report(
         main_line=tuple(main),
         main_exact=exact,
         alternatives=alternatives,
