@@ -34,7 +34,7 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
   }
   uint64_t key = tt_key();
   Hand hand = attacker_hand();
-  TTResult r = tt_->probe(key, hand, budget, own_budget_estimates_);
+  TTResult r = tt_->probe(key, hand, budget, futility_.own_estimates());
   if (r.found && (r.pn == 0 || r.dn == 0)) {
     c.pn = r.pn;
     c.dn = r.dn;
@@ -60,7 +60,7 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
       // The defender has a move, so no mate within 0 plies (at least 2 are
       // needed), unless every move is a futile interposition.
       Hand u = HAND_ZERO;
-      if (futile_mode_ && only_futile_evasions(ply + 1, path_key ^ fk, scratch, &u)) {
+      if (futility_.enabled() && futility_.only_futile_evasions(ply + 1, path_key ^ fk, scratch, &u)) {
         c.pn = 0;
         c.dn = PN_INF;
         c.hand = and_node_proof_hand(*pos_, attacker_, u);
@@ -119,7 +119,7 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
   // Composers' count in a bounded search: whether a drop is futile depends on
   // the mate the other replies allow (futility.cpp), so drops wait until
   // those are proven (resolve_waiting_drops).
-  bool drops_wait = !or_node && futile_mode_ && f.budget != BUDGET_NONE;
+  bool drops_wait = !or_node && futility_.enabled() && f.budget != BUDGET_NONE;
   Bitboard drop_seen;
   for (int i = 0; i < n; ++i) {
     Move m = f.moves[i];
@@ -182,7 +182,7 @@ bool Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
     ChildNode& c = f.child[i];
     if (c.delayed != kWaiting) continue;
     Hand h = HAND_ZERO;
-    if (is_futile_among(ply, path_key, c.move, others, lens, n_others, &h)) {
+    if (futility_.is_futile_among(ply, path_key, c.move, others, lens, n_others, &h)) {
       c.delayed = 0;
       c.pn = 0;
       c.dn = PN_INF;
@@ -313,7 +313,8 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
       // would cost 10 MB of stack at the 4000-ply depth limit.
       MoveList& evasions = frame(ply).moves;
       generate_evasions(*pos_, evasions);
-      mated = evasions.size == 0 || (futile_mode_ && only_futile_evasions(ply, path_key, evasions, &u));
+      mated =
+          evasions.size == 0 || (futility_.enabled() && futility_.only_futile_evasions(ply, path_key, evasions, &u));
     }
     out = mated ? NodeValue{0, PN_INF, and_node_proof_hand(*pos_, attacker_, u), 0, false}
                 : NodeValue{PN_INF, 0, attacker_hand(), uint16_t(or_node ? 1 : 2), false};

@@ -16,19 +16,87 @@
 
 namespace usi_mate {
 
+void FutilityJudge::new_solve(bool enabled, uint64_t cap) {
+  enabled_ = enabled;
+  set_cap_ = cap;
+  cap_ = cap ? cap : kFutilityNodeCap;
+  if (cuts_) salt_ = salt_of(++generation_);
+  cuts_ = 0;
+  memo_.clear();
+}
+
+void FutilityJudge::uncap_short(uint16_t bound) {
+  if (!set_cap_ && bound <= kUncappedMaxLength) cap_ = kUncapped;
+}
+
+void FutilityJudge::forget() {
+  // The salt places entries in the table and so decides which collide:
+  // zukou-022 took 921,994 nodes on a new solver and 922,003 on a cleared one.
+  generation_ = 0;
+  salt_ = salt_of(0);
+  cuts_ = 0;
+}
+
+void FutilityJudge::follow(const FutilityJudge& main) {
+  enabled_ = main.enabled_;
+  cap_ = main.cap_;
+  set_cap_ = main.set_cap_;
+}
+
+FutilityJudge::StrictCount::StrictCount(FutilityJudge& judge, bool own_salt)
+    : j_(judge), enabled_(judge.enabled_), solver_salt_(judge.s_.salt_) {
+  if (own_salt) j_.s_.salt_ ^= j_.salt_;
+  j_.enabled_ = false;
+}
+
+FutilityJudge::StrictCount::~StrictCount() {
+  j_.enabled_ = enabled_;
+  j_.s_.salt_ = solver_salt_;
+}
+
+FutilityJudge::Settled::Settled(FutilityJudge& judge)
+    : j_(judge), salt_(judge.salt_), solver_salt_(judge.s_.salt_), cap_(judge.cap_) {
+  j_.salt_ = salt_of(++j_.generation_);
+  j_.s_.salt_ = solver_salt_ ^ salt_ ^ j_.salt_;
+  j_.cap_ = kUncapped;
+  j_.memo_.clear();
+}
+
+FutilityJudge::Settled::~Settled() {
+  j_.cap_ = cap_;
+  j_.s_.salt_ = solver_salt_;
+  j_.salt_ = salt_;
+}
+
+NodeValue FutilityJudge::sub_search(int ply, uint64_t path_key, uint64_t key, uint16_t bound, bool capped) {
+  NodeValue v;
+  bool own = own_estimates_;
+  own_estimates_ = true;
+  s_.path_.insert(key);
+  if (capped) {
+    auto budget = s_.monitor_.nested(s_.nodes_, cap_);
+    v = s_.prove(ply, path_key, bound);
+  } else {
+    v = s_.prove(ply, path_key, bound);
+  }
+  s_.path_.erase(key);
+  own_estimates_ = own;
+  return v;
+}
+
 // A judgement whose capped sub-search ended undecided (kCutShort) counts the
-// drop as resistance, and is counted in cut_judgements_: a length proven
+// drop as resistance, and is counted in cuts_: a length proven
 // after one may rest on it (docs/FUTILE.md, "Cut-short judgements").
-bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand,
-                            uint16_t* mate_len) {
-  Bitboard checkers = pos_->checkers();
-  Square k = pos_->king_square(~attacker_);
+bool FutilityJudge::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand,
+                                   uint16_t* mate_len) {
+  Bitboard checkers = s_.pos_->checkers();
+  Square k = s_.pos_->king_square(~s_.attacker_);
   if (!checkers || checkers.more_than_one() || k == SQ_NONE) return false;
   Square s = checkers.lsb(), b = move_to(drop);
   if (!T.between[s][k].test(b)) return false;
-  uint64_t memo_key = pos_->full_key() ^ mix64(drop) ^ mix64(0xb0b0000ULL + bound);
+  uint64_t memo_key = s_.pos_->full_key() ^ mix64(drop) ^ mix64(0xb0b0000ULL + bound);
   uint16_t known_len = 0;
-  int known = futility_memo_.get(memo_key, proof_hand, &known_len);
+  int known = memo_.get(memo_key, proof_hand, &known_len);
   if (known >= 0) {
     if (mate_len) *mate_len = known_len;
     return known == kFutile;
@@ -39,17 +107,17 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
   bool cut = false;        // a limit of the enclosing search ended a sub-search: no judgement
   bool unsettled = false;  // a capped sub-search ended undecided: not known
   {
-    ScopedMove dropped(*pos_, path_, drop);
+    ScopedMove dropped(*s_.pos_, s_.path_, drop);
     MoveList captures;
-    generate_checks(*pos_, captures);
+    generate_checks(*s_.pos_, captures);
     for (Move m : captures) {
       if (is_drop(m) || move_to(m) != b) continue;  // any checking capture of the dropped piece
-      ScopedMove capture(*pos_, m);
+      ScopedMove capture(*s_.pos_, m);
       // The mate without the drop: the captured piece goes back to the defender.
-      pos_->pass_hand_piece(attacker_, x);
-      uint64_t q_key = pos_->full_key();
-      if (!path_.contains(q_key)) {
-        TTResult r = tt_->probe(tt_key(), attacker_hand(), bound);
+      s_.pos_->pass_hand_piece(s_.attacker_, x);
+      uint64_t q_key = s_.pos_->full_key();
+      if (!s_.path_.contains(q_key)) {
+        TTResult r = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), bound);
         if (!(r.found && r.pn == 0) && !(r.found && r.dn == 0)) {
           // Mates this short are proven in a few hundred nodes; the cap keeps
           // a hard capture line from costing a full search (it is then real
@@ -64,21 +132,9 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
           // resistance, and "mate within 21" stayed unproven for 20 M nodes;
           // reading own estimates only, 38 were, and the 11-ply mate was
           // proven minimal in 1.3 M (BENCHMARKS.md, sixth session).
-          NodeValue v;
-          bool own = own_budget_estimates_;
-          own_budget_estimates_ = true;
-          path_.insert(q_key);
-          if (bound == 0) {
-            // "Mate at once": a look at the replies, no search to cap.
-            v = prove(ply + 2, path_key ^ dropped.key() ^ q_key, 0);
-          } else {
-            auto budget =
-                monitor_.nested(nodes_, limits_.futility_node_cap ? limits_.futility_node_cap : kFutilityNodeCap);
-            v = prove(ply + 2, path_key ^ dropped.key() ^ q_key, bound);
-          }
-          path_.erase(q_key);
-          own_budget_estimates_ = own;
-          cut = bound != 0 && monitor_.should_stop(nodes_);  // (a budget-0 look is never cut)
+          // "Mate at once" (bound 0): a look at the replies, no search to cap.
+          NodeValue v = sub_search(ply + 2, path_key ^ dropped.key() ^ q_key, q_key, bound, bound != 0);
+          cut = bound != 0 && s_.monitor_.should_stop(s_.nodes_);  // (a budget-0 look is never cut)
           if (v.pn == 0) {
             r.found = true;
             r.pn = 0;
@@ -96,7 +152,7 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
           len = r.mate_len;
         }
       }
-      pos_->pass_hand_piece(~attacker_, x);
+      s_.pos_->pass_hand_piece(~s_.attacker_, x);
       if (futile || cut) break;
     }
   }
@@ -104,8 +160,8 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
   // search is stopping, and resolve_waiting_drops leaves the drop waiting.
   if (cut && !futile) return false;
   Judgement j = futile ? kFutile : unsettled ? kCutShort : kNotFutile;
-  if (j == kCutShort) ++cut_judgements_;
-  futility_memo_.put(memo_key, j, futile ? *proof_hand : HAND_ZERO, len);
+  if (j == kCutShort) ++cuts_;
+  memo_.put(memo_key, j, futile ? *proof_hand : HAND_ZERO, len);
   if (mate_len) *mate_len = len;
   return futile;
 }
@@ -115,7 +171,7 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
 // of their shortest mates). The capped searches of long problems judge
 // against the longest proven length (exact judgements there too cost 図巧 +
 // 無双 minima, docs/FUTILE.md). Where judgements are uncapped
-// (Solver::futility_exact), against the other replies' shortest mates, not
+// (FutilityJudge::exact), against the other replies' shortest mates, not
 // the ones the search happened to prove: a drop futile against the longest
 // proven, its capture line mating in k plies, is futile by the rule when some
 // reply has no mate within k - 2 (its shortest is then at least k - 1 plies,
@@ -126,16 +182,16 @@ bool Solver::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t boun
 // king take the checker two plies later counted futile (docs/FUTILE.md).
 // A reply's question is a sub-search capped as a judgement's; one left open
 // there keeps the judgement against the proven lengths (futile) and counts it
-// cut short (cut_judgements_), so no minimum rests on it unverified. Memoised
+// cut short (cuts_), so no minimum rests on it unverified. Memoised
 // per (position, drop): the judgement does not depend on the bound the node
 // was asked with.
-bool Solver::is_futile_among(int ply, uint64_t path_key, Move drop, const Move* others, const uint16_t* proven,
-                             int n_others, Hand* proof_hand) {
+bool FutilityJudge::is_futile_among(int ply, uint64_t path_key, Move drop, const Move* others, const uint16_t* proven,
+                                    int n_others, Hand* proof_hand) {
   uint16_t bound = 0;
   for (int i = 0; i < n_others; ++i) bound = std::max<uint16_t>(bound, add_len(proven[i]));
-  if (!futility_exact()) return is_futile_drop(ply, path_key, drop, bound, proof_hand);
-  uint64_t memo_key = pos_->full_key() ^ mix64(drop) ^ 0x6578616374000000ULL;
-  int known = futility_memo_.get(memo_key, proof_hand);
+  if (!exact()) return is_futile_drop(ply, path_key, drop, bound, proof_hand);
+  uint64_t memo_key = s_.pos_->full_key() ^ mix64(drop) ^ 0x6578616374000000ULL;
+  int known = memo_.get(memo_key, proof_hand);
   if (known >= 0) return known == kFutile;
   uint16_t lens[MAX_MOVES];  // lowered below as shorter mates are proven
   std::copy(proven, proven + n_others, lens);
@@ -147,8 +203,8 @@ bool Solver::is_futile_among(int ply, uint64_t path_key, Move drop, const Move* 
       break;
     }
     if (!is_futile_drop(ply, path_key, drop, bound, proof_hand, &k)) {
-      if (monitor_.exhausted()) return false;  // no judgement: the search is stopping
-      break;                                   // not futile against more: not against less
+      if (s_.monitor_.exhausted()) return false;  // no judgement: the search is stopping
+      break;                                      // not futile against more: not against less
     }
     // A reply with no mate within k - 2 shows the bound is at least k; the
     // longest proven first (the likeliest to have no shorter mate).
@@ -169,25 +225,16 @@ bool Solver::is_futile_among(int ply, uint64_t path_key, Move drop, const Move* 
         break;
       }
       uint16_t b = uint16_t(k - 2);
-      ScopedMove reply(*pos_, others[i]);
-      if (path_.contains(reply.key())) {  // a repetition: its length here is the path's, not the position's
+      ScopedMove reply(*s_.pos_, others[i]);
+      if (s_.path_.contains(reply.key())) {  // a repetition: its length here is the path's, not the position's
         unsettled = true;
         next = std::max<uint16_t>(next, add_len(lens[i]));
         continue;
       }
-      TTResult t = tt_->probe(tt_key(), attacker_hand(), b);
+      TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), b);
       if (!(t.found && (t.pn == 0 || t.dn == 0))) {
-        NodeValue v;
-        bool own = own_budget_estimates_;
-        own_budget_estimates_ = true;
-        path_.insert(reply.key());
-        {
-          auto cap = monitor_.nested(nodes_, limits_.futility_node_cap ? limits_.futility_node_cap : kFutilityNodeCap);
-          v = prove(ply + 1, path_key ^ reply.key(), b);
-        }
-        path_.erase(reply.key());
-        own_budget_estimates_ = own;
-        if (monitor_.should_stop(nodes_) && v.pn != 0 && v.dn != 0) return false;  // cut by the enclosing search
+        NodeValue v = sub_search(ply + 1, path_key ^ reply.key(), reply.key(), b, true);
+        if (s_.monitor_.should_stop(s_.nodes_) && v.pn != 0 && v.dn != 0) return false;  // cut by the enclosing search
         t.found = v.pn == 0 || v.dn == 0;
         t.pn = v.pn;
         t.dn = v.dn;
@@ -211,13 +258,13 @@ bool Solver::is_futile_among(int ply, uint64_t path_key, Move drop, const Move* 
       // Not known within the cap: futile against the proven lengths (as
       // judged above), but cut short: no minimum is claimed on it unverified.
       j = kFutile;
-      ++cut_judgements_;
+      ++cuts_;
       break;
     }
     if (next >= bound) break;  // (cannot happen: every reply mates within k - 2 < bound)
     bound = next;
   }
-  futility_memo_.put(memo_key, j, j == kFutile ? *proof_hand : HAND_ZERO);
+  memo_.put(memo_key, j, j == kFutile ? *proof_hand : HAND_ZERO);
   return j == kFutile;
 }
 
@@ -225,7 +272,7 @@ bool Solver::is_futile_among(int ply, uint64_t path_key, Move drop, const Move* 
 // move, capture or moved interposition, and every one is a futile drop with
 // nothing to compare against (bound 0): the check is mate but for futile
 // drops. proof_union collects their proof hands.
-bool Solver::only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union) {
+bool FutilityJudge::only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union) {
   if (evasions.size == 0) return false;
   for (Move m : evasions)
     if (!is_drop(m)) return false;  // a king move, capture or moved interposition resists

@@ -118,7 +118,7 @@ uint16_t LineReader::fresher_length(Move reply, uint16_t recorded) {
 // plies) visited 2.09 M positions after a proof of 9.0 M nodes, now 0.89 M.
 bool LineReader::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
                               std::vector<Move>& line, uint16_t* tree_len, LineMemo* summary) {
-  Read rd(ply, path_key, budget, exact, tie_break, line, s_.futile_mode_);
+  Read rd(ply, path_key, budget, exact, tie_break, line, s_.futility_.enabled());
   if (tree_len) *tree_len = LEN_INF;
   Step last = Step::Failed;
   for (; rd.depth < s_.limits_.max_ply; ++rd.depth) {
@@ -154,7 +154,7 @@ LineReader::Step LineReader::step(Read& rd, LineMemo* summary) {
     generate_evasions(*s_.pos_, list);
   if (!or_node && list.size == 0) return Step::Mated;
   uint16_t rc = child_budget(rd.r);
-  if (!or_node && s_.futile_mode_ && drop_futile_replies(list, rd, rc) == 0) return Step::Mated;
+  if (!or_node && s_.futility_.enabled() && drop_futile_replies(list, rd, rc) == 0) return Step::Mated;
   if (rd.r == 0) return Step::Failed;
   Move chosen = MOVE_NONE;
   uint16_t chosen_len = 0;
@@ -198,16 +198,16 @@ int LineReader::drop_futile_replies(MoveList& list, const Read& rd, uint16_t rc)
     if (is_drop(m) || rd.r == 0) continue;
     ScopedMove child(*s_.pos_, m);
     TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), rc);
-    if (!(t.found && t.pn == 0) && !s_.futility_exact()) continue;  // (no bound from it)
+    if (!(t.found && t.pn == 0) && !s_.futility_.exact()) continue;  // (no bound from it)
     others[n_others] = m;
     lens[n_others++] = t.found && t.pn == 0 ? t.mate_len : rc;  // (exact: the budget bounds it)
   }
   int kept = 0;
   for (int i = 0; i < list.size; ++i) {
     Hand h;
-    bool futile = is_drop(list[i]) &&
-                  (rd.r == 0 ? s_.is_futile_drop(rd.depth, rd.path_key, list[i], 0, &h)
-                             : s_.is_futile_among(rd.depth, rd.path_key, list[i], others, lens, n_others, &h));
+    bool futile = is_drop(list[i]) && (rd.r == 0 ? s_.futility_.is_futile_drop(rd.depth, rd.path_key, list[i], 0, &h)
+                                                 : s_.futility_.is_futile_among(rd.depth, rd.path_key, list[i], others,
+                                                                                lens, n_others, &h));
     if (!futile) list.moves[kept++] = list[i];
   }
   list.size = kept;
@@ -246,7 +246,7 @@ bool LineReader::choose_check(const Read& rd, const MoveList& list, uint16_t rc,
   // The attacker mates fastest and, composers add, uses up the pieces in
   // hand (zukou-025, -059: two mates of one length, one leaving a piece,
   // decide which defence is the longest without spare pieces).
-  if (rd.tie_break && s_.futile_mode_ && np > 1 && rc <= kSpareHorizon) {
+  if (rd.tie_break && s_.futility_.enabled() && np > 1 && rc <= kSpareHorizon) {
     int best = fewest_spare_check(rd, proven, recorded, np, pick, rc);
     if (best >= 0) {
       pick = best;
@@ -333,7 +333,7 @@ int LineReader::longest_proven_reply(const Read& rd, const MoveList& list, uint1
       }
       // Only the composers' count lets a shorter defence without spare
       // pieces win over a longer one; the strict count keeps the longest.
-      if (best_spare == 0 || !rd.tie_break || !s_.futile_mode_ || t > kSpareHorizon) {
+      if (best_spare == 0 || !rd.tie_break || !s_.futility_.enabled() || t > kSpareHorizon) {
         pick_key = best_key;
         return best;
       }
@@ -446,7 +446,8 @@ int LineReader::longest_read_reply(Read& rd, const MoveList& list, const uint16_
     // Composers' count (futile_mode_): no spare pieces first, then the
     // longest; strict count: the longest, then the fewest spare pieces.
     // (Not on recorded lengths: no line's end is known.)
-    bool spare_first = rd.tie_break && s_.futile_mode_ && !recorded_lengths_only_ && (spare == 0) != (best_spare == 0);
+    bool spare_first =
+        rd.tie_break && s_.futility_.enabled() && !recorded_lengths_only_ && (spare == 0) != (best_spare == 0);
     bool better = pick < 0 || (spare_first ? spare == 0 : len != best_len ? len > best_len : spare < best_spare);
     if (better) {
       pick = i;

@@ -90,7 +90,7 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
     if (w.dn == 0 && !depth_cut_) {
       lo = b;
       if (!verifying) {
-        if (!cut_judgements_) mate_len_lower_ = uint16_t(lo + 2);  // reported as proven
+        if (!futility_.cut_short()) mate_len_lower_ = uint16_t(lo + 2);  // reported as proven
         report_progress();
       }
       return -1;
@@ -212,19 +212,15 @@ void Solver::keep_line(uint64_t root_key, uint16_t best, KeptLine& kept) {
 // cut short) replaces `best` and `line`, its line read with the same exact
 // judgements; it is then the one verified.
 bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line, uint64_t node_cap) {
-  uint64_t cuts = cut_judgements_;
-  uint64_t salt = salt_, futile_salt = futile_salt_, cap = limits_.futility_node_cap;
-  futile_salt_ = futile_salt_of(++futile_generation_);
-  salt_ = salt ^ futile_salt ^ futile_salt_;
-  limits_.futility_node_cap = SearchMonitor::kNoLimit;
+  uint64_t cuts = futility_.cut_short();
+  FutilityJudge::Settled settled(futility_);
   rep_table_.clear();
-  futility_memo_.clear();
   bool verified = false;
   {
     uint64_t budget = std::min(node_cap, std::max<uint64_t>(4 * nodes_, kExactLineMinNodes));
     auto scope = monitor_.nested(nodes_, budget);
     NodeValue w = prove_root(root_key, best, true);  // (fresh: the helpers forget their memos too)
-    if (w.pn == 0 && cut_judgements_ == cuts) {
+    if (w.pn == 0 && futility_.cut_short() == cuts) {
       uint16_t b = w.mate_len;
       int lo = (b % 2) ? -1 : -2;
       {
@@ -241,19 +237,16 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Mo
         if (v.dn == 0 && !depth_cut_) lo = b - 2;
       }
       bool minimal = int(b) - 2 <= lo;
-      if (b < best && cut_judgements_ == cuts && !monitor_.should_stop(nodes_)) {
+      if (b < best && futility_.cut_short() == cuts && !monitor_.should_stop(nodes_)) {
         std::vector<Move> shorter;
         if (rebuild_line(root_key, b, minimal, true, shorter)) {
           best = b;
           line.swap(shorter);
         }
       }
-      verified = b == best && minimal && cut_judgements_ == cuts;
+      verified = b == best && minimal && futility_.cut_short() == cuts;
     }
   }
-  limits_.futility_node_cap = cap;
-  salt_ = salt;
-  futile_salt_ = futile_salt;
   return verified;
 }
 
@@ -262,15 +255,9 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Mo
 // judgements would cut a strict read short (a reply recorded as "mate in 1"
 // because its only defences are futile drops). Within the caller's scope.
 bool Solver::strict_line(uint64_t root_key, std::vector<Move>& line) {
-  bool futile_mode = futile_mode_;
-  uint64_t salt = salt_;
-  futile_mode_ = false;
-  salt_ = salt ^ futile_salt_;
-  bool ok = prove_root(root_key, BUDGET_NONE, false).pn == 0 &&
-            rebuild_line(root_key, BUDGET_NONE, false, false, line) && !line.empty();
-  futile_mode_ = futile_mode;
-  salt_ = salt;
-  return ok;
+  FutilityJudge::StrictCount strict(futility_, true);
+  return prove_root(root_key, BUDGET_NONE, false).pn == 0 && rebuild_line(root_key, BUDGET_NONE, false, false, line) &&
+         !line.empty();
 }
 
 void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& result) {
@@ -292,9 +279,8 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     return monitor_.own(cap, deadline, false);
   };
 
-  uint64_t first_nodes = nodes_;                      // the first proof's work (this thread's)
-  uint64_t futility_cap = limits_.futility_node_cap;  // (restored at the end)
-  if (!futility_cap && first_len <= kUncappedMaxLength) limits_.futility_node_cap = SearchMonitor::kNoLimit;
+  uint64_t first_nodes = nodes_;  // the first proof's work (this thread's)
+  futility_.uncap_short(first_len);
   bool min_length = limits.post_search == PostSearchLevel::MinLength;
   // MinLength's share of work: the walk, the length search and its
   // verification spend at most this many nodes between them; then the answer
@@ -330,10 +316,8 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   auto read_first_line = [&] {
     uint64_t before = nodes_;
     auto scope = grace_scope(kFallbackNodes[1]);
-    bool futile_mode = futile_mode_;
-    futile_mode_ = false;
+    FutilityJudge::StrictCount strict(futility_, false);
     have_first = rebuild_line(root_key, BUDGET_NONE, false, false, first_line, &first_cut_short, &first_tree);
-    futile_mode_ = futile_mode;
     line_nodes += nodes_ - before;
   };
   bool out_of_time = monitor_.caller_budget_spent() || Clock::now() >= monitor_.caller_deadline() ||
@@ -469,15 +453,15 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
   // refutations and lengths may rest on it: then only when the minimum holds with
   // every judgement settled. The line itself is the capped search's, unless the
   // verification proves a shorter mate (then that one and its line).
-  bool proven_min =
-      ok && exact && !all_futile_root && (!cut_judgements_ || verify_min_length(root_key, best, result.pv, share));
+  bool proven_min = ok && exact && !all_futile_root &&
+                    (!futility_.cut_short() || verify_min_length(root_key, best, result.pv, share));
   mate_len_upper_ = best;
   root_pn_ = 0;  // (after the verification's own root searches)
   root_dn_ = PN_INF;
   if (ok) {
     result.status = MateStatus::Mate;
     if (proven_min) result.min_length = result.min_length_lower = best;
-    if (!proven_min && lo >= 0 && !cut_judgements_) result.min_length_lower = lo + 2;
+    if (!proven_min && lo >= 0 && !futility_.cut_short()) result.min_length_lower = lo + 2;
     if (!proven_min && min_length && !all_futile_root && result.length_stop == StopReason::None)
       result.length_stop = StopReason::Effort;
   } else {
@@ -486,7 +470,6 @@ void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& re
     result.stop_reason = StopReason::LineBudget;
     result.error = "a mate is proven but its line could not be rebuilt within the limits";
   }
-  limits_.futility_node_cap = futility_cap;
 }
 
 }  // namespace usi_mate

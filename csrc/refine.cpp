@@ -324,7 +324,7 @@ bool TreeRefiner::walk_and(int ply, uint64_t path_key, Value& out) {
   if (!walk_replies(false, nullptr)) return false;
   // A drop's futility is judged against what the other replies allow (futility.cpp).
   uint8_t futile[MAX_MOVES] = {0};
-  if (s_.futile_mode_) {
+  if (s_.futility_.enabled()) {
     Move others[MAX_MOVES];
     uint16_t lens[MAX_MOVES];
     int n_others = 0;
@@ -339,7 +339,7 @@ bool TreeRefiner::walk_and(int ply, uint64_t path_key, Value& out) {
       if (!is_drop(replies[size_t(i)].move) || (n_others && replies[size_t(i)].rec <= longest)) continue;
       Hand h = HAND_ZERO;
       uint64_t n0 = s_.nodes_;
-      futile[i] = s_.is_futile_among(ply, path_key, replies[size_t(i)].move, others, lens, n_others, &h);
+      futile[i] = s_.futility_.is_futile_among(ply, path_key, replies[size_t(i)].move, others, lens, n_others, &h);
       stats_.judge_nodes += s_.nodes_ - n0;
       if (s_.monitor_.exhausted()) return false;
     }

@@ -71,7 +71,7 @@ Solver::HelperScope::HelperScope(Solver& s, uint16_t budget, bool fresh) : s_(s)
     h->limits_ = s.limits_;
     h->attacker_ = s.attacker_;
     h->salt_ = s.salt_;
-    h->futile_mode_ = s.futile_mode_;
+    h->futility_.follow(s.futility_);
     if (fresh) h->root_copy_.set_sfen(s.root_sfen_);
     s.helper_threads_[i]->start([h, budget, fresh] { h->help(budget, fresh); });
   }
@@ -83,8 +83,7 @@ Solver::HelperScope::~HelperScope() {
   for (size_t i = 0; i < s_.helpers_.size(); ++i) {
     s_.helper_threads_[i]->join();
     s_.helper_nodes_ += s_.helpers_[i]->nodes_;
-    s_.cut_judgements_ += s_.helpers_[i]->cut_judgements_;
-    s_.helpers_[i]->cut_judgements_ = 0;
+    s_.futility_.add_cuts(s_.helpers_[i]->futility_.take_cuts());
   }
 }
 
@@ -95,7 +94,7 @@ void Solver::help(uint16_t budget, bool fresh) {
     max_ply_reached_ = 0;
     path_.clear_if_dirty();
     rep_table_.clear();
-    futility_memo_.clear();
+    futility_.clear_memo();
   }
   pos_ = &root_copy_;
   uint64_t root_key = pos_->full_key();
@@ -120,21 +119,16 @@ void Solver::clear() {
 }
 
 void Solver::forget_solves() {
-  // The table holds nothing an earlier solve stored: start the futility salts
-  // over (and forget the last solve's cut judgements, which would move them
-  // on), so that a solver with an emptied table searches exactly as a new one.
-  // The salt places entries in the table and so decides which collide: zukou-022
-  // took 921,994 nodes on a new solver and 922,003 on a cleared one. (Each solve
-  // starts its repetition table and memos afresh itself.)
-  futile_generation_ = 0;
-  futile_salt_ = futile_salt_of(0);
-  cut_judgements_ = 0;
+  // The table holds nothing an earlier solve stored: the futility salts start
+  // over, so that a solver with an emptied table searches exactly as a new
+  // one. (Each solve starts its repetition table and memos afresh itself.)
+  futility_.forget();
 }
 
 TTResult Solver::probe(const Position& pos, bool and_root) const {
   Color attacker = and_root ? ~pos.side_to_move() : pos.side_to_move();
   // The same salt as the last search used (its futility mode included).
-  uint64_t salt = material_salt(pos, attacker) ^ (futile_mode_ ? futile_salt_ : 0);
+  uint64_t salt = material_salt(pos, attacker) ^ futility_.salt();
   uint64_t key = TranspositionTable::fix_key(pos.board_key() ^ salt);
   return tt_->probe(key, pos.hand(attacker));
 }
@@ -208,15 +202,11 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
     result.status = MateStatus::Invalid;
     return finish();
   }
-  futile_mode_ = limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength;
-  // Bounded results differ with and without futility: keep the two kinds apart.
-  // The last solve's entries with futility may rest on its cut judgements.
-  if (cut_judgements_) futile_salt_ = futile_salt_of(++futile_generation_);
-  cut_judgements_ = 0;
-  salt_ = material_salt(pos, attacker_) ^ (futile_mode_ ? futile_salt_ : 0);
+  futility_.new_solve(limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength,
+                      limits.futility_node_cap);
+  salt_ = material_salt(pos, attacker_) ^ futility_.salt();
   path_.clear_if_dirty();
   rep_table_.clear();
-  futility_memo_.clear();
   tt_->new_search();
   helper_nodes_ = 0;
   if (!helpers_.empty()) root_sfen_ = pos.sfen();
@@ -227,8 +217,7 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
       limits.max_length > 0 ? uint16_t(std::min(limits.max_length, int(BUDGET_NONE) - 1)) : BUDGET_NONE;
   // A bound this short: judgements uncapped and exact from the start, as in
   // the length search after a first proof this short (post_search.cpp).
-  if (!limits_.futility_node_cap && root_budget <= kUncappedMaxLength)
-    limits_.futility_node_cap = SearchMonitor::kNoLimit;
+  futility_.uncap_short(root_budget);
   NodeValue v = prove_root(root_key, root_budget, true);
   root_pn_ = v.pn;
   root_dn_ = v.dn;
@@ -242,7 +231,7 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
         certify_no_mate(root_key, result.certificate);
         nodes_ = search_nodes;  // the result counts the search; the certificate counts its own walk
       }
-    } else if (!cut_judgements_) {
+    } else if (!futility_.cut_short()) {
       result.stop_reason = StopReason::LengthLimit;  // no mate within the length: not "no mate"
     } else {
       // (Composers' count only.) No stop reason: nothing was proven.

@@ -8,7 +8,7 @@
 //   dfpn.cpp        the MID loop and local expansion (children, initial pn/dn,
 //                   delayed drops, finalize); kept in one translation unit so
 //                   the compiler inlines the hot path
-//   futility.cpp    futile interpositions
+//   futility.cpp    futile interpositions (FutilityJudge, its own class)
 //   post_search.cpp shortest mate (length bisection) and line rebuild strategy
 //   line_reader.cpp the mating line read off the table (LineReader, its own class)
 //   certify.cpp     disproof certificates
@@ -37,18 +37,10 @@
 
 namespace usi_mate {
 
-// A first proof this short (or a bounded solve, `max_length`, this short):
-// every futility judgement of the length search and the line is asked without
-// a cap (a cut one then never needs verify_min_length), and against the other
-// replies' shortest mates (is_futile_among). yaneuraou mate-11 (1000
-// problems, 10 s each): 65.1 s this way against 91.7 s capped and verified; on
-// long works the cap makes the search converge sooner (FUTILE.md, "Cut-short
-// judgements").
-constexpr uint16_t kUncappedMaxLength = 21;
-
 class Solver {
-  friend class TreeRefiner;  // refine.cpp: the walk searches with the solver's table and position
-  friend class LineReader;   // line_reader.cpp: reads with the solver's table and position
+  friend class TreeRefiner;    // refine.cpp: the walk searches with the solver's table and position
+  friend class LineReader;     // line_reader.cpp: reads with the solver's table and position
+  friend class FutilityJudge;  // futility.cpp: judges with sub-searches on the solver's table
 
  public:
   explicit Solver(uint64_t hash_mb = 256);
@@ -121,16 +113,6 @@ class Solver {
   uint64_t tt_key() const { return TranspositionTable::fix_key(pos_->board_key() ^ salt_); }
   Hand attacker_hand() const { return pos_->hand(attacker_); }
 
-  // futility.cpp
-  bool is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand,
-                      uint16_t* mate_len = nullptr);
-  bool is_futile_among(int ply, uint64_t path_key, Move drop, const Move* others, const uint16_t* proven, int n_others,
-                       Hand* proof_hand);
-  // Drops judged against the other replies' shortest mates (is_futile_among)
-  // where judgements are uncapped: short problems and verify_min_length.
-  bool futility_exact() const { return limits_.futility_node_cap == SearchMonitor::kNoLimit; }
-  bool only_futile_evasions(int ply, uint64_t path_key, const MoveList& evasions, Hand* proof_union);
-
   // post_search.cpp
   // prove() at the root with the helper threads searching beside it (HelperScope).
   NodeValue prove_root(uint64_t root_key, uint16_t budget, bool fresh) {
@@ -168,7 +150,7 @@ class Solver {
   std::unique_ptr<TranspositionTable> own_tt_;  // null in helpers
   TranspositionTable* tt_;
   RepetitionTable rep_table_;
-  FutilityMemo futility_memo_;
+  FutilityJudge futility_{*this};
   PathSet path_;
   SearchMonitor monitor_;
   std::vector<std::unique_ptr<SearchFrame>> frames_;
@@ -179,23 +161,6 @@ class Solver {
   uint64_t nodes_ = 0;
   SearchLimits limits_;
   std::atomic<bool> stop_requested_{false};
-  bool futile_mode_ = false;  // futility judgements in bounded searches and the line (per solve)
-  // Futility judgements cut short this solve (futility.cpp; helpers' counts
-  // are added when they are joined): a length or a "no mate within b" proven
-  // after one may rest on it, so none is claimed proven.
-  uint64_t cut_judgements_ = 0;
-  // While a futility judgement's sub-search runs: it reads only the estimates
-  // made under its own budget (TranspositionTable::probe, futility.cpp).
-  bool own_budget_estimates_ = false;
-  // Table keys with futility are salted apart from those without (bounded
-  // results differ), and anew (one generation on) after a solve that counted
-  // cut judgements and for each verify_min_length, so that no claim rests on
-  // what a search with cut judgements stored.
-  uint64_t futile_generation_ = 0;
-  uint64_t futile_salt_ = futile_salt_of(0);
-  static uint64_t futile_salt_of(uint64_t generation) {
-    return mix64(0x5a5a5a5a5a5a5a5aULL + generation) & ~1ULL;  // bit 0 clear: it is the side-to-move bit
-  }
   TreeRefiner::Stats refine_stats_;  // the last solve's refinement walk
   bool depth_cut_ = false;           // some path reached max_ply: a "no mate" may rest on the cut
   int max_ply_reached_ = 0;
