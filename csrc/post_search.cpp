@@ -1,5 +1,6 @@
-// After the first proof: the shortest mate (PostSearchLevel::MinLength) and
-// the mating line, within the caller's limits.
+// After the first proof: the shortest mate and the mating line (post_search.h).
+#include "post_search.h"
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -68,37 +69,37 @@ bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool t
 // is spent: the caller's, or when verifying (`kept` null) the innermost one
 // (then the bounds are not reported as progress). Otherwise the line of the
 // best mate so far is kept read (keep_line) before each attempt.
-void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine* kept) {
+void PostSearch::narrow_length(uint16_t& best, int& lo, KeptLine* kept) {
   bool verifying = kept == nullptr;
   // (Verifying, the step down to best - 2 is expected to fail: start small.)
-  uint64_t effort = verifying ? kMinAttemptNodes : std::max<uint64_t>(nodes_, kMinAttemptNodes);
+  uint64_t effort = verifying ? kMinAttemptNodes : std::max<uint64_t>(s_.nodes_, kMinAttemptNodes);
   auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
-    if (kept) keep_line(root_key, best, *kept);
+    if (kept) keep_line(best, *kept);
     NodeValue w;
     {
-      auto scope = monitor_.nested(nodes_, effort);
-      w = prove_root(root_key, uint16_t(b), false);
+      auto scope = s_.monitor_.nested(s_.nodes_, effort);
+      w = s_.prove_root(root_key_, uint16_t(b), false);
     }
     if (w.pn == 0) {
       best = std::min<uint16_t>(best, w.mate_len);
       if (!verifying) {
-        mate_len_upper_ = best;
-        report_progress();
+        s_.mate_len_upper_ = best;
+        s_.report_progress();
       }
       return 1;
     }
-    if (w.dn == 0 && !depth_cut_) {
+    if (w.dn == 0 && !s_.depth_cut_) {
       lo = b;
       if (!verifying) {
-        if (!futility_.cut_short()) mate_len_lower_ = uint16_t(lo + 2);  // reported as proven
-        report_progress();
+        if (!s_.futility_.cut_short()) s_.mate_len_lower_ = uint16_t(lo + 2);  // reported as proven
+        s_.report_progress();
       }
       return -1;
     }
     return 0;
   };
   // The innermost budget: the length search's share (post_search) or the verification's.
-  auto spent = [&] { return monitor_.should_stop(nodes_); };
+  auto spent = [&] { return s_.monitor_.should_stop(s_.nodes_); };
   while (!spent() && int(best) - 2 > lo) {
     if (attempt(int(best) - 2) != 0) continue;
     if (spent()) break;
@@ -107,9 +108,9 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
       int candidates = (int(best) - 4 - lo) / 2;  // budgets lo+2 .. best-4
       progress = attempt(lo + 2 * ((candidates + 1) / 2)) != 0;
     }
-    if (!progress && kept && limits_.line_pass && !spent()) {
-      keep_line(root_key, best, *kept);
-      progress = shorten_along_line(root_key, best, kept->moves, effort);
+    if (!progress && kept && s_.limits_.line_pass && !spent()) {
+      keep_line(best, *kept);
+      progress = shorten_along_line(best, kept->moves, effort);
     }
     if (!progress) effort *= 2;
   }
@@ -129,38 +130,38 @@ void Solver::narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine*
 // nothing in 27 minutes (docs/DFPN.md). All within `effort`, each node within
 // a quarter of it. True when the root's reply on the line is then proven
 // within best - 3, so that the next step down finds the mate.
-bool Solver::shorten_along_line(uint64_t root_key, uint16_t best, const std::vector<Move>& line, uint64_t effort) {
+bool PostSearch::shorten_along_line(uint16_t best, const std::vector<Move>& line, uint64_t effort) {
   int len = int(line.size());
   if (len < 5 || best < 5) return false;
   // The line's moves, each with its position on the path, down to its last OR
   // node (its last move mates); undone in reverse order, as extract_line does.
   std::vector<std::unique_ptr<ScopedMove>> made;
-  uint64_t path_key = root_key;
+  uint64_t path_key = root_key_;
   auto back = [&] {
     path_key ^= made.back()->key();
     made.pop_back();
   };
   for (int i = 0; i < len - 1; ++i) {
-    made.push_back(std::make_unique<ScopedMove>(*pos_, path_, line[size_t(i)]));
+    made.push_back(std::make_unique<ScopedMove>(*s_.pos_, s_.path_, line[size_t(i)]));
     path_key ^= made.back()->key();
   }
   uint64_t cap = std::max<uint64_t>(kMinAttemptNodes, effort / 4);
   {
-    auto scope = monitor_.nested(nodes_, effort);
-    for (int d = (len - 1) & ~1; d > 0 && !monitor_.exhausted(); d -= 2) {
+    auto scope = s_.monitor_.nested(s_.nodes_, effort);
+    for (int d = (len - 1) & ~1; d > 0 && !s_.monitor_.exhausted(); d -= 2) {
       while (int(made.size()) > d) back();
       if (len - d < 3) continue;
       uint16_t b = uint16_t(len - d - 2);
-      TTResult t = tt_->probe(tt_key(), attacker_hand(), b);
+      TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), b);
       if (t.found && (t.pn == 0 || t.dn == 0)) continue;
-      auto local = monitor_.nested(nodes_, cap);
-      prove(d, path_key, b);
+      auto local = s_.monitor_.nested(s_.nodes_, cap);
+      s_.prove(d, path_key, b);
     }
   }
   while (made.size() > 1) back();
   bool shorter = false;
   if (made.size() == 1) {
-    TTResult t = tt_->probe(tt_key(), attacker_hand(), uint16_t(best - 3));
+    TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), uint16_t(best - 3));
     shorter = t.found && t.pn == 0;
     back();
   }
@@ -178,25 +179,25 @@ bool Solver::shorten_along_line(uint64_t root_key, uint16_t best, const std::vec
 // attempts at 871 (reads spaced to four times their cost). The reads' cost
 // (positions and nodes, the first line's included) stays within a fifth of
 // the search: past it, the read waits.
-void Solver::keep_line(uint64_t root_key, uint16_t best, KeptLine& kept) {
-  if (kept.budget <= best || 4 * kept.cost > nodes_) return;
-  uint64_t before = nodes_;
+void PostSearch::keep_line(uint16_t best, KeptLine& kept) {
+  if (kept.budget <= best || 4 * kept.cost > s_.nodes_) return;
+  uint64_t before = s_.nodes_;
   std::vector<Move> line;
   bool ok, cut_short = false;
   {
     // As many nodes as the search so far: the read may have to prove replies
     // again within the new bound (新扇詰: 6.1 M nodes for the 873-ply line
     // after 47 M; 2 M were not enough).
-    auto scope = monitor_.nested(nodes_, std::max(kFallbackNodes[0], nodes_));
-    ok = rebuild_line(root_key, best, false, true, line, &cut_short);
+    auto scope = s_.monitor_.nested(s_.nodes_, std::max(kFallbackNodes[0], s_.nodes_));
+    ok = s_.rebuild_line(root_key_, best, false, true, line, &cut_short);
   }
-  kept.nodes += nodes_ - before;
-  kept.cost += reader_.positions() + nodes_ - before;
+  kept.nodes += s_.nodes_ - before;
+  kept.cost += s_.reader_.positions() + s_.nodes_ - before;
   kept.budget = best;
   // A read cut short may err short, unless its line is as long as the bound.
   if (!ok || (cut_short && line.size() < best)) return;
   kept.moves.swap(line);
-  report_progress(&kept.moves);
+  s_.report_progress(&kept.moves);
 }
 
 // The minimum `best` settled again with every futility judgement exact: no
@@ -211,16 +212,16 @@ void Solver::keep_line(uint64_t root_key, uint16_t best, KeptLine& kept) {
 // A shorter mate proven here (the capped searches refuted it on a judgement
 // cut short) replaces `best` and `line`, its line read with the same exact
 // judgements; it is then the one verified.
-bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line, uint64_t node_cap) {
-  uint64_t cuts = futility_.cut_short();
-  FutilityJudge::Settled settled(futility_);
-  rep_table_.clear();
+bool PostSearch::verify_min_length(uint16_t& best, std::vector<Move>& line, uint64_t node_cap) {
+  uint64_t cuts = s_.futility_.cut_short();
+  FutilityJudge::Settled settled(s_.futility_);
+  s_.rep_table_.clear();
   bool verified = false;
   {
-    uint64_t budget = std::min(node_cap, std::max<uint64_t>(4 * nodes_, kExactLineMinNodes));
-    auto scope = monitor_.nested(nodes_, budget);
-    NodeValue w = prove_root(root_key, best, true);  // (fresh: the helpers forget their memos too)
-    if (w.pn == 0 && futility_.cut_short() == cuts) {
+    uint64_t budget = std::min(node_cap, std::max<uint64_t>(4 * s_.nodes_, kExactLineMinNodes));
+    auto scope = s_.monitor_.nested(s_.nodes_, budget);
+    NodeValue w = s_.prove_root(root_key_, best, true);  // (fresh: the helpers forget their memos too)
+    if (w.pn == 0 && s_.futility_.cut_short() == cuts) {
       uint16_t b = w.mate_len;
       int lo = (b % 2) ? -1 : -2;
       {
@@ -228,23 +229,23 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Mo
         // within b - 2" asked at once with the rest: which settles a problem
         // first varies (a refutation from below leaves lower bounds in the
         // table; one asked at once wastes no attempts).
-        auto half = monitor_.nested(nodes_, budget / 2);
-        narrow_length(root_key, b, lo, nullptr);
+        auto half = s_.monitor_.nested(s_.nodes_, budget / 2);
+        narrow_length(b, lo, nullptr);
       }
-      if (int(b) - 2 > lo && !monitor_.should_stop(nodes_)) {
-        NodeValue v = prove_root(root_key, uint16_t(b - 2), false);
+      if (int(b) - 2 > lo && !s_.monitor_.should_stop(s_.nodes_)) {
+        NodeValue v = s_.prove_root(root_key_, uint16_t(b - 2), false);
         if (v.pn == 0) b = v.mate_len;
-        if (v.dn == 0 && !depth_cut_) lo = b - 2;
+        if (v.dn == 0 && !s_.depth_cut_) lo = b - 2;
       }
       bool minimal = int(b) - 2 <= lo;
-      if (b < best && futility_.cut_short() == cuts && !monitor_.should_stop(nodes_)) {
+      if (b < best && s_.futility_.cut_short() == cuts && !s_.monitor_.should_stop(s_.nodes_)) {
         std::vector<Move> shorter;
-        if (rebuild_line(root_key, b, minimal, true, shorter)) {
+        if (s_.rebuild_line(root_key_, b, minimal, true, shorter)) {
           best = b;
           line.swap(shorter);
         }
       }
-      verified = b == best && minimal && futility_.cut_short() == cuts;
+      verified = b == best && minimal && s_.futility_.cut_short() == cuts;
     }
   }
   return verified;
@@ -254,221 +255,244 @@ bool Solver::verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Mo
 // under the strict count's own table salt: lengths recorded with futility
 // judgements would cut a strict read short (a reply recorded as "mate in 1"
 // because its only defences are futile drops). Within the caller's scope.
-bool Solver::strict_line(uint64_t root_key, std::vector<Move>& line) {
-  FutilityJudge::StrictCount strict(futility_, true);
-  return prove_root(root_key, BUDGET_NONE, false).pn == 0 && rebuild_line(root_key, BUDGET_NONE, false, false, line) &&
-         !line.empty();
+bool PostSearch::strict_line(std::vector<Move>& line) {
+  FutilityJudge::StrictCount strict(s_.futility_, true);
+  return s_.prove_root(root_key_, BUDGET_NONE, false).pn == 0 &&
+         s_.rebuild_line(root_key_, BUDGET_NONE, false, false, line) && !line.empty();
 }
 
-void Solver::post_search(uint64_t root_key, uint16_t first_len, SearchResult& result) {
-  const SearchLimits& limits = limits_;
-  using Clock = SearchMonitor::Clock;
-  uint64_t line_nodes = 0;
-  // A budget of its own for reading a line: it must answer a proven mate after
-  // a limit or stop() too, so it may overrun the caller's limits by the grace
-  // (and a stop() before or during it shrinks it to the grace).
-  auto grace_scope = [&](uint64_t own_nodes) {
-    uint64_t cap = nodes_ + own_nodes;
-    Clock::time_point deadline = Clock::time_point::max();
-    if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
-    // Until kGraceTime before the answer is due (at least 1 ms): a read cut
-    // there still walks the rest of its line (line_reader.cpp), 8 ms for a
-    // 111-ply line with futility judgements (zukou-099).
-    if (limits.time_ms)
-      deadline = std::max(monitor_.answer_deadline() - kGraceTime, Clock::now() + std::chrono::milliseconds(1));
-    return monitor_.own(cap, deadline, false);
-  };
-
-  uint64_t first_nodes = nodes_;  // the first proof's work (this thread's)
-  futility_.uncap_short(first_len);
-  bool min_length = limits.post_search == PostSearchLevel::MinLength;
+PostSearch::PostSearch(Solver& solver, uint64_t root_key, uint16_t first_len, SearchResult& result)
+    : s_(solver),
+      result_(result),
+      root_key_(root_key),
+      first_len_(first_len),
+      first_nodes_(solver.nodes_),
+      share_(SearchMonitor::kNoLimit) {
   // MinLength's share of work: the walk, the length search and its
   // verification spend at most this many nodes between them; then the answer
   // is final, its length proven the shortest or not.
-  uint64_t share = SearchMonitor::kNoLimit;
-  if (min_length && limits.min_length_effort) {
+  const SearchLimits& limits = s_.limits_;
+  if (min_length() && limits.min_length_effort) {
     // On a line longer than kLongLine plies the share shrinks in proportion.
-    uint64_t scaled = first_nodes * uint64_t(limits.min_length_effort);
-    if (first_len > kLongLine && first_len < BUDGET_NONE) scaled = scaled * kLongLine / first_len;
-    share = std::max(kMinLengthMinNodes, scaled);
+    uint64_t scaled = first_nodes_ * uint64_t(limits.min_length_effort);
+    if (first_len_ > kLongLine && first_len_ < BUDGET_NONE) scaled = scaled * kLongLine / first_len_;
+    share_ = std::max(kMinLengthMinNodes, scaled);
   }
-  std::optional<SearchMonitor::Scope> shortening(monitor_.nested(nodes_, share));
+}
 
-  // 1. The first line. For MinLength the refinement walk over the proven
-  // tree (refine.h): shorter mates near the tree for a small share of the
-  // work, and a line read along its choices, so a line this good is the
-  // answer whatever follows. Otherwise, or when the walk does not finish,
-  // the first proof's own line, read off the table at once: every node of
-  // the proof is still there, so this costs no search (unless entries were
-  // replaced). Read without futility judgements (each may need a capped
-  // sub-search): a valid mating line that may count futile interpositions,
-  // the answer whenever what follows is cut short. Each AND node's replies
-  // are ranked by their own lines, read to the end (recorded lengths go
-  // stale, see line_reader.cpp): that visits the whole proof tree, 1.6 M
-  // positions in 3 s after zukou-099's 18 M-node first proof. A read cut
-  // short ranks the rest by recorded lengths and may come out short (53
-  // plies there), so after a proof found at the limit this line is read
-  // only if the line of step 3 (with futility, the answer's count) fails.
-  std::vector<Move> first_line;
-  bool have_first = false, first_cut_short = false;
-  bool walk_confirmed = false;  // the walk's bound is proven in the table
-  uint16_t first_tree = LEN_INF;
-  auto read_first_line = [&] {
-    uint64_t before = nodes_;
-    auto scope = grace_scope(kFallbackNodes[1]);
-    FutilityJudge::StrictCount strict(futility_, false);
-    have_first = rebuild_line(root_key, BUDGET_NONE, false, false, first_line, &first_cut_short, &first_tree);
-    line_nodes += nodes_ - before;
-  };
-  bool out_of_time = monitor_.caller_budget_spent() || Clock::now() >= monitor_.caller_deadline() ||
-                     stop_requested_.load(std::memory_order_relaxed);
-  if (!out_of_time) read_first_line();
-  // Then, for MinLength, the refinement walk (refine.h), within a quarter of
-  // the share: when its tree is shorter than the first read's, its line and
-  // bound replace them. The walk's values are not in the table, so its tree
-  // is proven there once within its bound (the walked proofs are all in the
-  // table, only their ancestors' records are stale): the length search then
-  // starts from it and lines are read within it.
-  if (min_length && !out_of_time && limits_.refine_passes && have_first && first_line.size() > kWalkMinPlies) {
-    uint64_t before = nodes_;
-    TreeRefiner walk(*this);
-    bool walked;
+bool PostSearch::min_length() const { return s_.limits_.post_search == PostSearchLevel::MinLength; }
+
+// A budget of its own for reading a line: it must answer a proven mate after
+// a limit or stop() too, so it may overrun the caller's limits by the grace
+// (and a stop() before or during it shrinks it to the grace).
+SearchMonitor::Scope PostSearch::grace_scope(uint64_t own_nodes) {
+  using Clock = SearchMonitor::Clock;
+  const SearchLimits& limits = s_.limits_;
+  uint64_t cap = s_.nodes_ + own_nodes;
+  Clock::time_point deadline = Clock::time_point::max();
+  if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
+  // Until kGraceTime before the answer is due (at least 1 ms): a read cut
+  // there still walks the rest of its line (line_reader.cpp), 8 ms for a
+  // 111-ply line with futility judgements (zukou-099).
+  if (limits.time_ms)
+    deadline = std::max(s_.monitor_.answer_deadline() - kGraceTime, Clock::now() + std::chrono::milliseconds(1));
+  return s_.monitor_.own(cap, deadline, false);
+}
+
+void PostSearch::run() {
+  using Clock = SearchMonitor::Clock;
+  s_.futility_.uncap_short(first_len_);
+  std::optional<SearchMonitor::Scope> shortening(s_.monitor_.nested(s_.nodes_, share_));
+  // 1. The first line, and for MinLength the refinement walk.
+  out_of_time_ = s_.monitor_.caller_budget_spent() || Clock::now() >= s_.monitor_.caller_deadline() ||
+                 s_.stop_requested_.load(std::memory_order_relaxed);
+  if (!out_of_time_) read_first_line();
+  if (min_length() && !out_of_time_ && s_.limits_.refine_passes && first_.have && first_.moves.size() > kWalkMinPlies)
+    walk();
+  // 2. The shortest mate.
+  bool from_tree = first_.have && first_.tree < first_len_ && !first_.walk_confirmed;
+  bool minimal = search_length();
+  shortening.reset();  // the line and a verification below answer for a minimum already found
+  line_nodes_ += kept_.nodes;
+  bool table_proves = !from_tree || best_ < first_.tree;
+  // 3. The line of that length.
+  bool exact = false;
+  bool ok = read_answer_line(minimal, table_proves, exact);
+  // A defender to move whose every reply is a futile interposition is mated at
+  // once by the composers' count (length 0), yet it can move: an empty line
+  // would read as "already checkmated" and a GUI would show no mate.
+  bool all_futile_root = ok && result_.pv.empty() && s_.pos_->side_to_move() != s_.attacker_;
+  if (all_futile_root) all_futile_root = answer_strict_line();
+  result_.line_nodes = line_nodes_;
+  // 4. The claim. The shortest mate is proven (a defence without spare pieces
+  // may make the line shorter than `best`). After a futility judgement cut
+  // short (futility.cpp) the refutations and lengths may rest on it: then only
+  // when the minimum holds with every judgement settled. The line itself is
+  // the capped search's, unless the verification proves a shorter mate (then
+  // that one and its line).
+  bool proven_min =
+      ok && exact && !all_futile_root && (!s_.futility_.cut_short() || verify_min_length(best_, result_.pv, share_));
+  claim(ok, proven_min, all_futile_root);
+}
+
+// The first proof's own line, read off the table at once: every node of the
+// proof is still there, so this costs no search (unless entries were
+// replaced). Read without futility judgements (each may need a capped
+// sub-search): a valid mating line that may count futile interpositions, the
+// answer whenever what follows is cut short. Each AND node's replies are
+// ranked by their own lines, read to the end (recorded lengths go stale, see
+// line_reader.cpp): that visits the whole proof tree, 1.6 M positions in 3 s
+// after zukou-099's 18 M-node first proof. A read cut short ranks the rest by
+// recorded lengths and may come out short (53 plies there), so after a proof
+// found at the limit this line is read only if the line of step 3 (with
+// futility, the answer's count) fails.
+void PostSearch::read_first_line() {
+  uint64_t before = s_.nodes_;
+  auto scope = grace_scope(kFallbackNodes[1]);
+  FutilityJudge::StrictCount strict(s_.futility_, false);
+  first_.have = s_.rebuild_line(root_key_, BUDGET_NONE, false, false, first_.moves, &first_.cut_short, &first_.tree);
+  line_nodes_ += s_.nodes_ - before;
+}
+
+// The refinement walk over the proven tree (refine.h), within a quarter of the
+// share: shorter mates near the tree for a small share of the work, and a line
+// read along its choices, so a line this good is the answer whatever follows.
+// When its tree is shorter than the first read's, its line and bound replace
+// them. The walk's values are not in the table, so its tree is proven there
+// once within its bound (the walked proofs are all in the table, only their
+// ancestors' records are stale): the length search then starts from it and
+// lines are read within it.
+void PostSearch::walk() {
+  uint64_t before = s_.nodes_;
+  TreeRefiner walk(s_);
+  bool walked;
+  {
+    auto scope = s_.monitor_.nested(s_.nodes_, share_ == SearchMonitor::kNoLimit ? first_nodes_ : share_ / 4);
+    walked = walk.run(root_key_, s_.limits_.refine_passes);
+  }
+  s_.refine_stats_ = walk.stats();
+  uint16_t bound = walk.root().len;
+  if (walked && !walk.line().empty() && walk.line().size() < first_.moves.size()) {
+    first_.moves = walk.line();
+    first_.cut_short = false;
+    s_.report_progress(&first_.moves);
+  }
+  if (walked && bound < std::min(first_.tree, first_len_)) {
+    NodeValue w;
     {
-      auto scope = monitor_.nested(nodes_, share == SearchMonitor::kNoLimit ? first_nodes : share / 4);
-      walked = walk.run(root_key, limits_.refine_passes);
+      auto scope = s_.monitor_.nested(s_.nodes_, std::max(kMinAttemptNodes, first_nodes_ / 4));
+      w = s_.prove_root(root_key_, bound, false);
     }
-    refine_stats_ = walk.stats();
-    uint16_t bound = walk.root().len;
-    if (walked && !walk.line().empty() && walk.line().size() < first_line.size()) {
-      first_line = walk.line();
-      first_cut_short = false;
-      report_progress(&first_line);
+    if (w.pn == 0) {
+      first_.tree = std::min(bound, w.mate_len);
+      first_.walk_confirmed = true;
+      s_.mate_len_upper_ = first_.tree;
     }
-    if (walked && bound < std::min(first_tree, first_len)) {
-      NodeValue w;
-      {
-        auto scope = monitor_.nested(nodes_, std::max(kMinAttemptNodes, first_nodes / 4));
-        w = prove_root(root_key, bound, false);
-      }
-      if (w.pn == 0) {
-        first_tree = std::min(bound, w.mate_len);
-        walk_confirmed = true;
-        mate_len_upper_ = first_tree;
-      }
-    }
-    line_nodes += nodes_ - before;
   }
+  line_nodes_ += s_.nodes_ - before;
+}
 
-  // 2. The shortest mate (narrow_length). Recorded lengths go stale: the
-  // first read's mating tree is shorter than the root's record on 35 of the
-  // 196 first proofs of 図巧 + 無双 within 50 M nodes (muso-006: 199 plies
-  // for 361, published 43), so the search for shorter mates starts below that
-  // tree. The table does not record it (reads store nothing), so a line is
-  // read within it only once an attempt has proven a mate that short
-  // (`table_proves`).
-  uint16_t best = first_len;
-  bool from_tree = have_first && first_tree < first_len && !walk_confirmed;
-  if (have_first && first_tree < first_len) best = first_tree;
-  bool minimal = false;
-  mate_len_upper_ = best;
+// The shortest mate (narrow_length); true when the minimum is proven.
+// Recorded lengths go stale: the first read's mating tree is shorter than the
+// root's record on 35 of the 196 first proofs of 図巧 + 無双 within 50 M nodes
+// (muso-006: 199 plies for 361, published 43), so the search for shorter
+// mates starts below that tree. The table does not record it (reads store
+// nothing), so a line is read within it only once an attempt has proven a
+// mate that short (run's `table_proves`).
+bool PostSearch::search_length() {
+  best_ = first_len_;
+  if (first_.have && first_.tree < first_len_) best_ = first_.tree;
+  s_.mate_len_upper_ = best_;
   // The first line, read whole, is the first kept line (keep_line); its read
   // counts in the reads' cost.
-  KeptLine kept;
-  if (have_first && !first_cut_short) {
-    kept.moves = first_line;
+  if (first_.have && !first_.cut_short) {
+    kept_.moves = first_.moves;
     // (The walk's line takes the longest defences: read it again within the
     // proven bound for the composers' choices.)
-    kept.budget = walk_confirmed ? first_len : best;
-    kept.cost = reader_.positions() + line_nodes;
+    kept_.budget = first_.walk_confirmed ? first_len_ : best_;
+    kept_.cost = s_.reader_.positions() + line_nodes_;
   }
-  int lo = (best % 2) ? -1 : -2;  // no mate within lo plies (trivially)
-  if (min_length) {
-    narrow_length(root_key, best, lo, &kept);
-    minimal = int(best) - 2 <= lo;
-    if (!minimal) {
-      StopReason why = monitor_.caller_budget_spent() ? monitor_.reason() : StopReason::None;
-      result.length_stop = why != StopReason::None ? why : StopReason::Effort;
-    }
+  lo_ = (best_ % 2) ? -1 : -2;  // no mate within lo plies (trivially)
+  if (!min_length()) return false;
+  narrow_length(best_, lo_, &kept_);
+  bool minimal = int(best_) - 2 <= lo_;
+  if (!minimal) {
+    StopReason why = s_.monitor_.caller_budget_spent() ? s_.monitor_.reason() : StopReason::None;
+    result_.length_stop = why != StopReason::None ? why : StopReason::Effort;
   }
-  shortening.reset();  // the line and a verification below answer for a minimum already found
-  line_nodes += kept.nodes;
-  bool table_proves = !from_tree || best < first_tree;
+  return minimal;
+}
 
-  // 3. The line of that length: exact (a proven longest defence at every AND
-  // node, within the caller's limits) when the minimum is proven, else the
-  // longest defences the table records within the bound.
-  bool ok = false, exact = false;
-  uint64_t before = nodes_;
+// The answer's line into result_.pv: exact (a proven longest defence at every
+// AND node, within the caller's limits) when the minimum is proven, else the
+// longest defences the table records within the bound; else the kept or first
+// line. False when there is none.
+bool PostSearch::read_answer_line(bool minimal, bool table_proves, bool& exact) {
+  bool ok = false;
+  uint64_t before = s_.nodes_;
   if (minimal) {
-    auto scope = monitor_.nested(nodes_, std::max<uint64_t>(4 * nodes_, kExactLineMinNodes));
-    ok = exact = rebuild_line(root_key, best, true, true, result.pv);
+    auto scope = s_.monitor_.nested(s_.nodes_, std::max<uint64_t>(4 * s_.nodes_, kExactLineMinNodes));
+    ok = exact = s_.rebuild_line(root_key_, best_, true, true, result_.pv);
   }
   bool cut_short = false;
-  if (!ok && limits.post_search != PostSearchLevel::None) {
+  if (!ok && s_.limits_.post_search != PostSearchLevel::None) {
     auto scope = grace_scope(kFallbackNodes[0]);
-    ok = rebuild_line(root_key, table_proves ? best : first_len, false, true, result.pv, &cut_short);
+    ok = s_.rebuild_line(root_key_, table_proves ? best_ : first_len_, false, true, result_.pv, &cut_short);
   }
-  line_nodes += nodes_ - before;
+  line_nodes_ += s_.nodes_ - before;
   // A read cut short may err short: then the kept line (read whole: the first
   // line, or the last one keep_line read), when it was read within `best` or
   // is longer (it errs long). Not when the cut line is as long as `best`, the
   // root's proven bound (muso-030 at 10 s: a cut line of 119 plies, the
   // published length, lost to a 141-ply first line).
-  if (ok && cut_short && result.pv.size() < best && !kept.moves.empty() &&
-      (kept.budget == best || kept.moves.size() > result.pv.size()))
-    result.pv = kept.moves;
+  if (ok && cut_short && result_.pv.size() < best_ && !kept_.moves.empty() &&
+      (kept_.budget == best_ || kept_.moves.size() > result_.pv.size()))
+    result_.pv = kept_.moves;
   // Read within the root's record, longer than the first line's tree: the
   // first line.
-  if (ok && !table_proves && result.pv.size() > first_line.size()) result.pv = first_line;
-  if (!ok && !kept.moves.empty()) {
-    result.pv = kept.moves;
+  if (ok && !table_proves && result_.pv.size() > first_.moves.size()) result_.pv = first_.moves;
+  if (!ok && !kept_.moves.empty()) {
+    result_.pv = kept_.moves;
     ok = true;
   }
-  if (!ok && out_of_time) read_first_line();
-  if (!ok && have_first) {
-    result.pv = first_line;
+  if (!ok && out_of_time_) read_first_line();
+  if (!ok && first_.have) {
+    result_.pv = first_.moves;
     ok = true;
   }
-  // A defender to move whose every reply is a futile interposition is mated at
-  // once by the composers' count (length 0), yet it can move: an empty line
-  // would read as "already checkmated" and a GUI would show no mate. Answer
-  // the line that counts every reply; its length is not claimed the shortest.
-  bool all_futile_root = ok && result.pv.empty() && pos_->side_to_move() != attacker_;
-  if (all_futile_root) {
-    std::vector<Move> strict;
-    auto scope = grace_scope(kFallbackNodes[1]);
-    if (strict_line(root_key, strict)) {
-      result.pv.swap(strict);
-      result.length_stop = StopReason::None;  // (a length the composers' count does not use)
-      result.error =
-          "every reply is a futile interposition (mated at once by the composers' count); "
-          "the line counts every reply";
-    } else {
-      all_futile_root = false;  // no reply at all: checkmated on the board
-    }
-  }
-  result.line_nodes = line_nodes;
-  // The shortest mate is proven (a defence without spare pieces may make the line
-  // shorter than `best`). After a futility judgement cut short (futility.cpp) the
-  // refutations and lengths may rest on it: then only when the minimum holds with
-  // every judgement settled. The line itself is the capped search's, unless the
-  // verification proves a shorter mate (then that one and its line).
-  bool proven_min = ok && exact && !all_futile_root &&
-                    (!futility_.cut_short() || verify_min_length(root_key, best, result.pv, share));
-  mate_len_upper_ = best;
-  root_pn_ = 0;  // (after the verification's own root searches)
-  root_dn_ = PN_INF;
+  return ok;
+}
+
+// Every reply at the root a futile interposition: the line that counts every
+// reply is the answer; its length is not claimed the shortest. False when
+// there is none (no reply at all: checkmated on the board).
+bool PostSearch::answer_strict_line() {
+  std::vector<Move> strict;
+  auto scope = grace_scope(kFallbackNodes[1]);
+  if (!strict_line(strict)) return false;
+  result_.pv.swap(strict);
+  result_.length_stop = StopReason::None;  // (a length the composers' count does not use)
+  result_.error =
+      "every reply is a futile interposition (mated at once by the composers' count); "
+      "the line counts every reply";
+  return true;
+}
+
+void PostSearch::claim(bool ok, bool proven_min, bool all_futile_root) {
+  s_.mate_len_upper_ = best_;
+  s_.root_pn_ = 0;  // (after the verification's own root searches)
+  s_.root_dn_ = PN_INF;
   if (ok) {
-    result.status = MateStatus::Mate;
-    if (proven_min) result.min_length = result.min_length_lower = best;
-    if (!proven_min && lo >= 0 && !futility_.cut_short()) result.min_length_lower = lo + 2;
-    if (!proven_min && min_length && !all_futile_root && result.length_stop == StopReason::None)
-      result.length_stop = StopReason::Effort;
+    result_.status = MateStatus::Mate;
+    if (proven_min) result_.min_length = result_.min_length_lower = best_;
+    if (!proven_min && lo_ >= 0 && !s_.futility_.cut_short()) result_.min_length_lower = lo_ + 2;
+    if (!proven_min && min_length() && !all_futile_root && result_.length_stop == StopReason::None)
+      result_.length_stop = StopReason::Effort;
   } else {
-    result.pv.clear();
-    result.status = MateStatus::Unknown;
-    result.stop_reason = StopReason::LineBudget;
-    result.error = "a mate is proven but its line could not be rebuilt within the limits";
+    result_.pv.clear();
+    result_.status = MateStatus::Unknown;
+    result_.stop_reason = StopReason::LineBudget;
+    result_.error = "a mate is proven but its line could not be rebuilt within the limits";
   }
 }
 

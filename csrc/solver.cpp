@@ -222,7 +222,7 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   root_pn_ = v.pn;
   root_dn_ = v.dn;
   if (v.pn == 0) {
-    post_search(root_key, v.mate_len, result);
+    PostSearch(*this, root_key, v.mate_len, result).run();
   } else if (v.dn == 0 && !depth_cut_) {
     if (root_budget == BUDGET_NONE) {
       result.status = MateStatus::NoMate;

@@ -9,7 +9,7 @@
 //                   delayed drops, finalize); kept in one translation unit so
 //                   the compiler inlines the hot path
 //   futility.cpp    futile interpositions (FutilityJudge, its own class)
-//   post_search.cpp shortest mate (length bisection) and line rebuild strategy
+//   post_search.cpp shortest mate and the answer's line (PostSearch, its own class)
 //   line_reader.cpp the mating line read off the table (LineReader, its own class)
 //   certify.cpp     disproof certificates
 // Limits and nested budgets live in SearchMonitor (monitor.h); the core never
@@ -28,6 +28,7 @@
 #include "movegen.h"
 #include "node.h"
 #include "position.h"
+#include "post_search.h"
 #include "proof_hand.h"
 #include "refine.h"
 #include "repetition.h"
@@ -40,6 +41,7 @@ namespace usi_mate {
 class Solver {
   friend class TreeRefiner;    // refine.cpp: the walk searches with the solver's table and position
   friend class LineReader;     // line_reader.cpp: reads with the solver's table and position
+  friend class PostSearch;     // post_search.cpp: the phases after the first proof
   friend class FutilityJudge;  // futility.cpp: judges with sub-searches on the solver's table
 
  public:
@@ -119,20 +121,6 @@ class Solver {
     HelperScope helpers(*this, budget, fresh);
     return prove(0, root_key, budget);
   }
-  void post_search(uint64_t root_key, uint16_t first_len, SearchResult& result);
-  // The line of the best mate proven so far during narrow_length, read whole.
-  struct KeptLine {
-    std::vector<Move> moves;
-    uint16_t budget = LEN_INF;  // the bound it was read within (last tried)
-    uint64_t cost = 0;          // positions and nodes of the reads so far
-    uint64_t nodes = 0;         // nodes spent reading (futility judgements, lost entries)
-  };
-  void narrow_length(uint64_t root_key, uint16_t& best, int& lo, KeptLine* kept);
-  void keep_line(uint64_t root_key, uint16_t best, KeptLine& kept);
-  bool shorten_along_line(uint64_t root_key, uint16_t best, const std::vector<Move>& line, uint64_t effort);
-  // Within at most `cap` nodes (and max(4x the nodes so far, 10 M)).
-  bool verify_min_length(uint64_t root_key, uint16_t& best, std::vector<Move>& line, uint64_t cap);
-  bool strict_line(uint64_t root_key, std::vector<Move>& line);
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
                     bool* cut_short = nullptr, uint16_t* tree_len = nullptr);
 
