@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """Is each answer's defence the longest? An audit of the mating lines of a bench_usi run.
 
-    python scripts/audit_lines.py --jsonl run.jsonl --time 5000 \\
+    python -m scripts.audit_lines --jsonl run.jsonl --time 5000 \\
         problems/zukou.sfen problems/muso.sfen
 
-`scripts/bench_usi.py` replays every line (legal, checks, ends in mate), but a valid
+`scripts.bench_usi` replays every line (legal, checks, ends in mate), but a valid
 line may still be a wrong answer: at some move the defender had a reply that holds out
 longer, so the line is shorter than what the defence can force. Every length verdict
-("exact" included) takes the defender's choices on trust. This script asks, for every
-mating line in the JSONL records of ``bench_usi.py --jsonl`` (any engine's), whether any
-other reply at any defender move of the line holds out longer than the line does from
-there: :func:`usi_mate.check` with the line as the main line, defender questions only
-(``attacks=False``), no search of the problem itself (``main_search=False``), futile
-interpositions judged by usi-mate's rule (docs/FUTILE.md) unless ``--strict``.
+("exact" included) takes the defender's choices on trust. This tool asks, for every
+mating line in the JSONL records of ``python -m scripts.bench_usi --jsonl`` (any
+engine's), whether any other reply at any defender move of the line holds out longer
+than the line does from there: :func:`usi_mate.check` with the line as the main
+line, defender questions only (``attacks=False``), no search of the problem itself
+(``main_search=False``), futile interpositions judged by usi-mate's rule
+(docs/FUTILE.md) unless ``--strict``.
 
 One table row per engine and collection:
 - audited: mating lines looked at (verdicts exact, longer, shorter, solved);
@@ -44,21 +45,14 @@ this checkout's solver, so it finds what usi-mate's search can prove within the 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-# The installed usi_mate when there is one (CI installs it), else this checkout's in-place build.
-if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from usi_mate import Solver, check  # noqa: E402
-from usi_mate.problems import read_problem_file  # noqa: E402
+from usi_mate import Solver, check
+from usi_mate.problems import read_problem_file
 
 COLUMNS = (
     "audited",
@@ -212,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
             if not text.strip():
                 continue
             r = json.loads(text)
-            # bench_usi.py sets `end` ("mate", or "futile" drops left) on valid lines only.
+            # scripts.bench_usi sets `end` ("mate", or "futile" drops left) on valid lines only.
             if not r.get("end") or not r.get("moves"):
                 continue
             if only is not None and not only.search(r["id"]):
@@ -268,12 +262,14 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(
-        description="Audit the defence of every mating line in a bench_usi.py JSONL run.",
+        description="Audit the defence of every mating line in a scripts.bench_usi JSONL run.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__,
     )
     parser.add_argument("files", nargs="+", help="the problem files the run used")
-    parser.add_argument("--jsonl", required=True, metavar="RUN", help="bench_usi.py --jsonl output")
+    parser.add_argument(
+        "--jsonl", required=True, metavar="RUN", help="scripts.bench_usi --jsonl output"
+    )
     parser.add_argument("--time", type=int, default=5_000, metavar="MS", help="per line")
     parser.add_argument("--hash", type=int, default=256, metavar="MB", help="the solver's table")
     parser.add_argument("--engine", action="append", metavar="NAME", help="only these engines")

@@ -7,8 +7,8 @@ that load from other processes on the machine hits both alike, and prints a
 table with the ratio against ``--jobs 1`` measured in the same run. It also
 checks that every setting gives the same verdicts and lines.
 
-    python scripts/batch_wall.py                       # problems/generated.sfen
-    python scripts/batch_wall.py --file problems/zukou.sfen --repeat 3
+    python -m scripts.batch_wall                       # problems/generated.sfen
+    python -m scripts.batch_wall --file problems/zukou.sfen --repeat 3
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Mate-suite benchmark: usi_mate's df-pn against cshogi.DfPn, same limits, same run.
 
-    python scripts/bench.py                                  # the committed default set
-    python scripts/bench.py --time 3000 problems/zukou.sfen problems/muso.sfen
-    python scripts/bench.py --no-peer --markdown /tmp/bench.md
-    USI_MATE_PROBLEMS=/path/to/collections python scripts/bench.py tendo.sfen
+    python -m scripts.bench                                  # the committed default set
+    python -m scripts.bench --time 3000 problems/zukou.sfen problems/muso.sfen
+    python -m scripts.bench --no-peer --markdown /tmp/bench.md
+    USI_MATE_PROBLEMS=/path/to/collections python -m scripts.bench tendo.sfen
 
 By default it runs problems/generated.sfen, mogami_tests.sfen and
 komori_mate_engine_test.sfen, all in the repository (problems/SOURCES.md). A file
@@ -24,8 +24,8 @@ use), with expected ``N`` (mate in N plies), ``nomate``, ``nomate<=N`` (no mate 
 N plies; a longer one may exist) or ``>=N`` (the shortest mate is at least N).
 
 Scoring (the same for both engines). Every mate answer is replayed with cshogi
-(scripts/replay.py): each move legal, each attacker move a check, the end
-checkmate.
+(``usi_mate.verify.check_mate_line``): each move legal, each attacker move a check, the
+end checkmate.
 - solved: the verdict agrees with the label. ``N``: a valid mating line (of any
   length: a line shows one defence only). ``nomate``: nomate. ``nomate<=N``:
   nomate, or a valid mating line longer than N. ``>=N``: a valid mating line of
@@ -75,9 +75,13 @@ from importlib import metadata
 from pathlib import Path
 
 import cshogi
+from tqdm import tqdm
 
-SCRIPTS = Path(__file__).resolve().parent
-REPO = SCRIPTS.parent
+import usi_mate
+from usi_mate.problems import Expected, read_problem_file
+from usi_mate.verify import check_mate_line, only_futile_replies
+
+REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = REPO / "problems"
 # Committed, labelled with lengths, and quick: the generated set solves in about
 # a minute (cshogi a few more), the other two in a second.
@@ -102,12 +106,6 @@ def resolve_problem_file(path: Path) -> Path:
             return folder / path
     return path
 
-
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))
-from replay import check_mate_line  # noqa: E402 - scripts/ is on sys.path only from here
-
-from usi_mate.problems import Expected, read_problem_file  # noqa: E402 - replay put it on the path
 
 # Same as usi_mate's max_ply (csrc/dfpn.h): both engines cut paths at this depth.
 # cshogi adds it to the root's move number into a uint16, so it must stay well below 65535.
@@ -190,7 +188,8 @@ def judge(problem: BenchProblem, answer: Answer, allow_futile_end: bool = False)
     (usi_mate's default count; cshogi's lines always end in checkmate)."""
     exp = problem.expected
     if answer.status == "mate":
-        bad = check_mate_line(problem.sfen, answer.moves, allow_futile_end=allow_futile_end)
+        futile_end = only_futile_replies if allow_futile_end else None
+        bad = check_mate_line(problem.sfen, answer.moves, futile_end=futile_end)
         if bad is not None:
             return Verdict("wrong", reason=f"mating line fails replay: {bad}")
         length = len(answer.moves)
@@ -234,34 +233,13 @@ def enforce_time_limit(answer: Answer, limit_s: float) -> Answer:
 # --------------------------------------------------------------------------- engines
 
 
-def import_usi_mate(attempts: int = 5, pause_s: float = 2.0):
-    """Import usi_mate, from the checkout when it is built in place and not installed.
-
-    Retries a few times: an in-place rebuild replaces the extension file, and an
-    import during the swap can fail for a moment.
-    """
-    import importlib
-    import importlib.util
-
-    if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
-    for attempt in range(attempts):
-        try:
-            return importlib.import_module("usi_mate")
-        except ImportError:
-            if attempt == attempts - 1:
-                raise
-            time.sleep(pause_s)
-    raise AssertionError("unreachable")
-
-
 class Ours:
     """usi_mate's Solver, one table reused (and cleared) for every problem."""
 
     def __init__(
         self, hash_mb: int, time_ms: int, nodes: int | None, post_search: str, strict: bool
     ) -> None:
-        self.solver = import_usi_mate().Solver(hash_mb=hash_mb)
+        self.solver = usi_mate.Solver(hash_mb=hash_mb)
         self.time_ms = time_ms
         self.nodes = nodes
         self.options = {"post_search": post_search, "ignore_futile_interpositions": not strict}
@@ -602,7 +580,7 @@ LEGEND_NO_PEER = (
     "wrong: contradicts the label, or a line fails replay; "
     "exact: line length equals the label N; "
     "median: over all problems, a search hitting the limit counting its full time; "
-    "nps: nodes / wall time. Definitions: scripts/bench.py."
+    "nps: nodes / wall time. Definitions: scripts.bench."
 )
 LEGEND = LEGEND_NO_PEER + (
     " ours/cshogi time: geometric mean of the time ratio over problems both solved "
@@ -612,7 +590,7 @@ LEGEND = LEGEND_NO_PEER + (
 
 
 def render_header(args: argparse.Namespace, with_peer: bool) -> list[str]:
-    engines = f"usi_mate {import_usi_mate().__version__}"
+    engines = f"usi_mate {usi_mate.__version__}"
     if with_peer:
         engines += f", cshogi {version_of('cshogi')} (DfPn, max depth {PEER_MAX_DEPTH})"
     nodes = "none" if args.nodes is None else f"{args.nodes:,}"
@@ -704,9 +682,6 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"no such problem file: {path}{hint}")
     problem_sets = [(path, read_problems(path, args.limit)) for path in files]
     with_peer = not args.no_peer
-
-    import_usi_mate()
-    from tqdm import tqdm
 
     header = render_header(args, with_peer)  # date and load as the run starts
     limit_s = args.time / 1000.0

@@ -1,7 +1,7 @@
 """Threads on one problem: the same problems with 1 and N threads, in one run.
 
-    python scripts/bench_threads.py problems/zukou.sfen problems/muso.sfen --hardest 20
-    python scripts/bench_threads.py FILE --threads 1 2 4 --time 60
+    python -m scripts.bench_threads problems/zukou.sfen problems/muso.sfen --hardest 20
+    python -m scripts.bench_threads FILE --threads 1 2 4 --time 60
 
 Each problem is solved with a fresh table (post_search MinLength by default) once per
 thread count. With ``--hardest N`` a first pass solves every problem with one thread

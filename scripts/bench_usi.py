@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mate-problem benchmark of USI mate engines, each driven as a program over USI.
 
-    python scripts/bench_usi.py --time 10000 \\
+    python -m scripts.bench_usi --time 10000 \\
         --engine "usi-mate=python -m usi_mate" \\
         --engine "shtsume=/path/to/shtsume" \\
         --engine "kh=/path/to/KomoringHeights-by-gcc" \\
@@ -54,7 +54,6 @@ problems both engines solved, of this engine's time over the first engine's.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -73,13 +72,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-# The installed usi_mate when there is one (CI installs it), else this checkout's in-place build.
-if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from usi_mate.problems import Expected, Problem, read_problem_file
+from usi_mate.verify import FUTILE_CAPTURE_DEPTH, check_mate_line, only_futile_by_capture
 
-from usi_mate.problems import Expected, Problem, read_problem_file  # noqa: E402
-from usi_mate.verify import FUTILE_CAPTURE_DEPTH, check_mate_line, only_futile_by_capture  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 # An engine that has not answered `go mate` this long after its time limit is killed.
 GUARD_S = 5.0

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Build the standalone engine: one file a shogi GUI registers, with no Python needed.
 
-    pip install ".[standalone]"            # usi-mate itself and PyInstaller
-    python scripts/build_standalone.py     # -> dist/usi-mate (usi-mate.exe on Windows)
+    pip install -e ".[standalone]"            # usi-mate, built in place, and PyInstaller
+    python -m scripts.build_standalone        # -> dist/usi-mate (usi-mate.exe on Windows)
 
 The file holds a Python interpreter, the compiled core and the engine (PyInstaller
 one-file mode), so `usi-mate.exe` alone is what a GUI user downloads and registers.
-It is built from the usi_mate that this Python imports (installed, or built in place
-in this checkout), for this OS and CPU only: the release workflow runs the script
-once per OS (.github/workflows/wheels.yml).
+It is built from the usi_mate that this Python imports, for this OS and CPU only. From
+the checkout root (``-m``) that is the checkout's own, which must then be built in place
+(``pip install -e``); after a plain ``pip install .`` run the file instead
+(``python scripts/build_standalone.py``), which keeps the unbuilt source tree off the
+import path: the release workflow does that, once per OS (.github/workflows/wheels.yml).
 
-After building, the script runs scripts/smoke.py on the file (--version and one
+After building, the script runs scripts.smoke on the file (--version and one
 `go mate` over stdin) and measures its start-up: the time from launching the process
 to `usiok` after sending `usi`, the wait a GUI sees when it registers or starts the
 engine (median of --startup-runs launches, the first one included: a one-file build
@@ -54,21 +56,15 @@ if __name__ == "__main__":
 EXCLUDES = ["tkinter", "unittest", "pydoc", "doctest", "xmlrpc", "lib2to3", "sqlite3"]
 
 
-def find_package() -> tuple[Path, list[str]]:
-    """The usi_mate package to freeze (installed, else this checkout's, built in place)
-    and the extra module search path PyInstaller then needs."""
-    extra: list[str] = []
+def find_package() -> Path:
+    """The usi_mate package to freeze: the one this Python imports, with its compiled core."""
     spec = importlib.util.find_spec("usi_mate")
-    if spec is None:
-        sys.path.insert(0, str(ROOT))
-        extra = [str(ROOT)]
-        spec = importlib.util.find_spec("usi_mate")
     if spec is None or spec.origin is None:
-        sys.exit("usi_mate is not importable: pip install . (or build it in place) first")
+        sys.exit('usi_mate is not importable: pip install -e ".[standalone]" first')
     pkg = Path(spec.origin).parent
     if importlib.util.find_spec("usi_mate._core") is None:
-        sys.exit(f"{pkg} has no compiled usi_mate._core: pip install . or build_ext --inplace")
-    return pkg, extra
+        sys.exit(f"{pkg} has no compiled usi_mate._core: pip install -e . or build_ext --inplace")
+    return pkg
 
 
 def build(onedir: bool, dist: Path) -> Path:
@@ -76,7 +72,7 @@ def build(onedir: bool, dist: Path) -> Path:
         import PyInstaller.__main__ as pyinstaller
     except ImportError:
         sys.exit('PyInstaller is missing: pip install ".[standalone]"')
-    pkg, paths = find_package()
+    pkg = find_package()
     print(f"freezing usi_mate from {pkg}", flush=True)
     with tempfile.TemporaryDirectory(prefix="usi-mate-standalone-") as tmp:
         entry = Path(tmp) / "usi_mate_engine.py"
@@ -99,7 +95,7 @@ def build(onedir: bool, dist: Path) -> Path:
             # cannot follow; take every submodule.
             "--collect-submodules=usi_mate",
         ]
-        args += [f"--paths={p}" for p in paths]
+        args.append(f"--paths={pkg.parent}")  # where the analysis finds the same usi_mate
         args += [f"--exclude-module={m}" for m in EXCLUDES]
         pyinstaller.run(args)
     exe = NAME + (".exe" if sys.platform == "win32" else "")
@@ -140,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Build the standalone usi-mate engine file.")
     ap.add_argument("--onedir", action="store_true", help="a folder instead of one file")
     ap.add_argument("--dist", type=Path, default=ROOT / "dist", help="output folder (dist/)")
-    ap.add_argument("--no-smoke", action="store_true", help="skip scripts/smoke.py")
+    ap.add_argument("--no-smoke", action="store_true", help="skip scripts.smoke")
     ap.add_argument("--startup-runs", type=int, default=10, help="start-up launches (10)")
     args = ap.parse_args(argv)
 
@@ -148,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     shipped = exe.parent if args.onedir else exe
     print(f"built {exe}: {size_of(shipped) / 1e6:.1f} MB{' (folder)' if args.onedir else ''}")
     if not args.no_smoke:
+        # The file, not -m: sys.path then starts at scripts/, never at an unbuilt source tree.
         smoke = subprocess.run(
             [sys.executable, str(ROOT / "scripts" / "smoke.py"), str(exe)], check=False
         )

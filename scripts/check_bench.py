@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Composer's-check benchmark: usi_mate.check over problem files, one problem at a time.
 
-    python scripts/check_bench.py ../shared/problems/tendo.sfen --time 10000
-    python scripts/check_bench.py ../shared/problems/zukou.sfen ../shared/problems/muso.sfen \\
+    python -m scripts.check_bench "$USI_MATE_PROBLEMS/tendo.sfen" --time 10000
+    python -m scripts.check_bench problems/zukou.sfen problems/muso.sfen \\
         --time 120000 --jsonl /tmp/classics.jsonl          # resumable: done ids are skipped
-    python scripts/check_bench.py ../shared/problems/zukou.sfen --every 4 --time 120000
+    python -m scripts.check_bench problems/zukou.sfen --every 4 --time 120000
 
 Every problem is checked with a fresh table (``Solver.clear()`` outside the
 timing), the time limit (--time) holding for its whole check: the solver's
@@ -29,14 +29,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from usi_mate import Solver, __version__
+from usi_mate.check_report import hand_text
+from usi_mate.checker import check
+from usi_mate.problems import read_problem_file
 
-from usi_mate import Solver, __version__  # noqa: E402
-from usi_mate.check_report import hand_text  # noqa: E402
-from usi_mate.checker import check  # noqa: E402
-from usi_mate.problems import read_problem_file  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 VERDICTS = ("sound", "cooked", "unsound_defence", "undecided", "nomate", "invalid")
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Generate tsume-like positions and label them: the project's own test set.
 
-    python scripts/make_problems.py                      # writes problems/generated.sfen
-    python scripts/make_problems.py --seed 7 --scale 0.1 --out /tmp/small.sfen
-    python scripts/make_problems.py --max-seconds 1140   # stop in time; the header
+    python -m scripts.make_problems                      # writes problems/generated.sfen
+    python -m scripts.make_problems --seed 7 --scale 0.1 --out /tmp/small.sfen
+    python -m scripts.make_problems --max-seconds 1140   # stop in time; the header
                                                          # records --max-draws N
-    python scripts/make_problems.py --only-non-promotion 60 \
+    python -m scripts.make_problems --only-non-promotion 60 \
         --out problems/generated_nonpromotion.sfen       # knight non-promotions only
-    python scripts/make_problems.py --relabel problems/generated.sfen
+    python -m scripts.make_problems --relabel problems/generated.sfen
                                                          # label and categorise again
 
 The committed files give their exact command and seed in their header: run it
@@ -95,25 +95,10 @@ from pathlib import Path
 
 import cshogi
 
-SCRIPTS = Path(__file__).resolve().parent
-REPO = SCRIPTS.parent
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))
-from replay import check_mate_line  # noqa: E402 - scripts/ is on sys.path only from here
+import usi_mate
+from usi_mate.verify import check_mate_line, only_futile_replies
 
-
-def _import_usi_mate():
-    """usi_mate from the checkout when it is built in place and not installed."""
-    import importlib.util
-
-    if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
-    import usi_mate
-
-    return usi_mate
-
-
-usi_mate = _import_usi_mate()
+REPO = Path(__file__).resolve().parents[1]
 
 DEFAULT_SEED = 20_260_310
 DEFAULT_OUT = REPO / "problems" / "generated.sfen"
@@ -713,7 +698,7 @@ class Labeller:
             best = self.shortest(sfen, LABEL_NODES, large=True)
             if best is None:
                 return self._drop("usi_mate: shortest mate not proven")
-            if check_mate_line(sfen, best.moves, allow_futile_end=True) is not None:
+            if check_mate_line(sfen, best.moves, futile_end=only_futile_replies) is not None:
                 return self._drop("usi_mate: line fails the cshogi replay")
             moves = list(best.moves)
         else:
@@ -1120,7 +1105,7 @@ def format_line(label: Label, ident: str) -> str:
 
 def header(args: argparse.Namespace, gen: Generator) -> list[str]:
     coll = gen.coll
-    command = "python scripts/make_problems.py"
+    command = "python -m scripts.make_problems"
     if args.seed != DEFAULT_SEED:
         command += f" --seed {args.seed}"
     if args.scale != 1:
@@ -1136,7 +1121,7 @@ def header(args: argparse.Namespace, gen: Generator) -> list[str]:
     buckets = Counter(lb.bucket() for lb in coll.labels)
     cats = Counter(c for lb in coll.labels for c in lb.categories)
     return [
-        "# Generated and labelled by scripts/make_problems.py (see its docstring and",
+        "# Generated and labelled by scripts.make_problems (see its docstring and",
         "# problems/SOURCES.md): usi_mate and cshogi.DfPn agree on every verdict, usi_mate",
         "# proved every length minimal (composers' count; strict= counts every interposition)",
         "# and every 'nomate' has a verified disproof certificate.",

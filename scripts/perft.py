@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Perft benchmark: usi_mate's C++ perft against cshogi, measured in the same run.
 
-    python scripts/perft.py                      # start position, depth 5
-    python scripts/perft.py --depth 3 --sfen "9/9/9/9/4k4/9/9/9/9 b 2R2B4G4S4N4L18P 1"
-    python scripts/perft.py --depth 6 --cshogi-depth 4
+    python -m scripts.perft                      # start position, depth 5
+    python -m scripts.perft --depth 3 --sfen "9/9/9/9/4k4/9/9/9/9 b 2R2B4G4S4N4L18P 1"
+    python -m scripts.perft --depth 6 --cshogi-depth 4
 
 Prints one row per measurement (engine, depth, leaves, seconds, leaves per second)
 and the usi_mate / cshogi speed ratio at a depth both engines ran, after checking
@@ -26,15 +26,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import cshogi
 
-try:
-    from usi_mate import Position
-except ImportError:  # built in place (setup.py build_ext --inplace): use the checkout
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from usi_mate import Position
+from usi_mate import Position
 
 
 def cshogi_perft(board: cshogi.Board, depth: int) -> int:

@@ -1,6 +1,6 @@
 """Is there a mate within the published length? One bounded search per problem.
 
-    python scripts/published_length.py --nodes 200000000 --only 'zukou-0(15|31)' \
+    python -m scripts.published_length --nodes 200000000 --only 'zukou-0(15|31)' \
         problems/zukou.sfen problems/muso.sfen
 
 When our answer differs from a problem's published length, the first thing to know is
@@ -30,20 +30,13 @@ composers' count's as settled as it got. ``--jsonl`` keeps every answer.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-# The installed usi_mate when there is one (CI installs it), else this checkout's in-place build.
-if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from usi_mate._core import _ask_within  # noqa: E402
-from usi_mate.problems import read_problem_file  # noqa: E402
+from usi_mate._core import _ask_within
+from usi_mate.problems import read_problem_file
 
 # Every futility judgement settled: no cap at all (SearchMonitor::kNoLimit), which is
 # also what makes the search judge drops against the other replies' shortest mates.

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Smoke test of an installed or standalone usi-mate: the checks a release must pass.
 
-    python scripts/smoke.py                         # the usi-mate command on PATH
-    python scripts/smoke.py dist/usi-mate/usi-mate  # a standalone engine file
-    python scripts/smoke.py python -m usi_mate      # any command line
+    python -m scripts.smoke                         # the usi-mate command on PATH
+    python -m scripts.smoke dist/usi-mate/usi-mate  # a standalone engine file
+    python -m scripts.smoke python -m usi_mate      # any command line
 
 Runs `<engine> --version`, then one GUI session over stdin (usi, isready, position,
 go mate, quit) on YaneuraOu issue #162's mate in 3 and checks the answer: three moves
 that mate, futile interpositions left out (checked with usi_mate when it can be
 imported, else against the known line).
 cibuildwheel runs it after installing each wheel (pyproject.toml, test-command) and
-the release workflow runs it on each standalone engine. Prints the session and exits
-non-zero on any failure; every wait has a timeout.
+the release workflow runs it on the sdist's install and on each standalone engine, as
+the file (``python scripts/smoke.py``): it imports nothing from the checkout, and
+sys.path then starts at scripts/, so an unbuilt source tree never shadows the package
+under test. Prints the session and exits non-zero on any failure; every wait has a
+timeout.
 """
 
 from __future__ import annotations

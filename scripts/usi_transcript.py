@@ -3,8 +3,8 @@
 Lines sent to the engine are shown with '> ', engine output with '< '. Used to keep
 the example session in README.md true: paste what this prints.
 
-    python scripts/usi_transcript.py
-    python scripts/usi_transcript.py dist/usi-mate    # another engine command (the standalone file)
+    python -m scripts.usi_transcript
+    python -m scripts.usi_transcript dist/usi-mate    # another engine (the standalone file)
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""scripts/audit_lines.py: the defence audit of a bench_usi.py run's mating lines."""
+"""scripts.audit_lines: the defence audit of a scripts.bench_usi run's mating lines."""
 
 from __future__ import annotations
 

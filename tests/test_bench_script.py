@@ -1,4 +1,4 @@
-"""scripts/bench.py runs out of the box: with no file it reads the collections the
+"""scripts.bench runs out of the box: with no file it reads the collections the
 repository carries (problems/), from any working directory, and a file it cannot
 find is named together with USI_MATE_PROBLEMS, which supplies other collections.
 
@@ -15,17 +15,16 @@ from pathlib import Path
 
 from oracle import REPO_ROOT
 
-BENCH = REPO_ROOT / "scripts" / "bench.py"
 # The usi_mate under test (an in-place build or the installed package) for the child.
 PACKAGE_ROOT = str(Path(importlib.util.find_spec("usi_mate").origin).resolve().parent.parent)
 
 
 def run_bench(*args: str, cwd: Path, env_extra: dict[str, str] | None = None):
     env = {k: v for k, v in os.environ.items() if k != "USI_MATE_PROBLEMS"}
-    env["PYTHONPATH"] = PACKAGE_ROOT
+    env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, str(REPO_ROOT)])  # usi_mate, scripts
     env.update(env_extra or {})
     return subprocess.run(
-        [sys.executable, str(BENCH), *args],
+        [sys.executable, "-m", "scripts.bench", *args],
         cwd=cwd,
         env=env,
         capture_output=True,

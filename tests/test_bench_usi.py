@@ -1,4 +1,4 @@
-"""scripts/bench_usi.py: argument parsing, answer parsing, scoring and the USI driver,
+"""scripts.bench_usi: argument parsing, answer parsing, scoring and the USI driver,
 against a fake engine (a small Python script speaking USI with canned answers), so no
 peer binary is needed; and the independent futility judge it uses
 (usi_mate.verify.only_futile_by_capture)."""

@@ -1,9 +1,10 @@
-"""scripts/make_problems.py, the generator of problems/generated.sfen: its set-ups are
+"""scripts.make_problems, the generator of problems/generated.sfen: its set-ups are
 legal, its rule checks agree with the oracle's, and the committed file says how to
 regenerate it. (Regenerating the file itself takes tens of minutes: not a test.)"""
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import sys
 
@@ -18,10 +19,14 @@ from oracle import (
     pawn_drop_check,
 )
 
-sys.path.insert(0, str(REPO_ROOT / "scripts"))
-import make_problems
-
 from usi_mate import Position, Solver
+
+_spec = importlib.util.spec_from_file_location(
+    "make_problems", REPO_ROOT / "scripts" / "make_problems.py"
+)
+make_problems = importlib.util.module_from_spec(_spec)
+sys.modules["make_problems"] = make_problems  # dataclasses look their module up by name
+_spec.loader.exec_module(make_problems)
 
 
 def test_random_and_mutated_setups_are_legal_in_both_orientations():
@@ -125,7 +130,7 @@ def test_generated_file_says_how_to_regenerate_it(name):
         if line.startswith("#")
     ]
     text = "\n".join(head)
-    assert "# Command: python scripts/make_problems.py" in text
+    assert "# Command: python -m scripts.make_problems" in text
     assert f"# Seed: {make_problems.DEFAULT_SEED};" in text
     command = next(line for line in head if line.startswith("# Command: "))
     if name != "generated.sfen":

@@ -1,4 +1,4 @@
-"""scripts/published_length.py and its hook: "is there a mate within the published length?"
+"""scripts.published_length and its hook: "is there a mate within the published length?"
 under the composers' count, every judgement settled, and the strict count."""
 
 from __future__ import annotations

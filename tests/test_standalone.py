@@ -1,8 +1,8 @@
-"""The standalone engine file (scripts/build_standalone.py) driven over USI as a GUI does.
+"""The standalone engine file (scripts.build_standalone) driven over USI as a GUI does.
 
 Marked slow and skipped unless the file exists: build it first, then
 
-    python scripts/build_standalone.py           # -> dist/usi-mate
+    python -m scripts.build_standalone           # -> dist/usi-mate
     pytest -m slow tests/test_standalone.py
 
 USI_MATE_STANDALONE=<path> names another file (e.g. a release download). The file runs
@@ -43,7 +43,7 @@ pytestmark = [
         reason=(
             f"no standalone engine at {STANDALONE}"
             if STANDALONE
-            else "standalone engine not built: run `python scripts/build_standalone.py`"
+            else "standalone engine not built: run `python -m scripts.build_standalone`"
             " (dist/usi-mate) or set USI_MATE_STANDALONE=<path>"
         ),
     ),
