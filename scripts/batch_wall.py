@@ -32,22 +32,7 @@ DEFAULT_FILE = REPO / "problems" / "generated.sfen"
 ENV = {**os.environ, "PYTHONPATH": PACKAGE_ROOT}
 
 
-def solve_command() -> list[str]:
-    """``python -m usi_mate solve`` once the top-level CLI exists, else batch.main directly."""
-    probe = subprocess.run(
-        [sys.executable, "-m", "usi_mate", "solve", "--help"],
-        env=ENV,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if probe.returncode == 0 and "usi-mate solve" in probe.stdout:
-        return [sys.executable, "-m", "usi_mate", "solve"]
-    return [
-        sys.executable,
-        "-c",
-        "import sys; from usi_mate.batch import main; sys.exit(main(sys.argv[1:]))",
-    ]
+SOLVE = [sys.executable, "-m", "usi_mate", "solve"]
 
 
 def run_once(cmd: list[str], problem_file: Path, jobs: int, extra: list[str]) -> tuple[float, list]:
@@ -90,7 +75,6 @@ def main() -> int:
     args = p.parse_args()
     extra = [a for a in args.extra if a != "--"]
     jobs_values = [int(j) for j in args.jobs.split(",")]
-    cmd = solve_command()
     n = sum(
         1
         for line in args.file.read_text(encoding="utf-8").splitlines()
@@ -107,7 +91,7 @@ def main() -> int:
     answers: dict[int, list] = {}
     for _ in range(args.repeat):
         for j in jobs_values:  # interleaved: drifting load from others hits every setting
-            wall, result = run_once(cmd, args.file, j, extra)
+            wall, result = run_once(SOLVE, args.file, j, extra)
             walls[j].append(wall)
             answers.setdefault(j, result)
     print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -49,6 +49,18 @@ Verdicts, one per problem and engine:
 A line that arrives after the limit still counts (it is a proven line); such answers are
 counted as "late" under the table. The time ratio is the geometric mean, over the
 problems both engines solved, of this engine's time over the first engine's.
+
+``--latency N`` measures instead how fast each engine reacts while it searches, what
+GUIs rely on (ShogiHome ends a mate search with ``quit`` and kills the engine 5 s later;
+analysis modes send ``stop`` and wait for the answer before the next ``go``). N times,
+a fresh process each: ``isready`` before the search (the table's allocation),
+``go mate infinite`` on a position no engine here solves within seconds, then after
+``--latency-wait`` seconds ``isready`` (to ``readyok``) and ``stop`` (to ``checkmate``);
+and in another fresh process ``quit`` after the same wait (to the process's exit). Each
+time runs from the write to the line read on the pipe. No problem files::
+
+    python -m scripts.bench_usi --latency 3 --engine "usi-mate=python -m usi_mate" \\
+        --option '*:USI_Hash=1024'
 """
 
 from __future__ import annotations
@@ -86,6 +98,10 @@ USIOK_TIMEOUT_S = 60.0
 READYOK_TIMEOUT_S = 300.0
 # After `quit`, how long an engine may take to exit before it is killed.
 QUIT_TIMEOUT_S = 5.0
+# --latency: the search the commands arrive during (59 plies; no first proof within 4 s
+# with 256 MB, so the search still runs when they come).
+LATENCY_SFEN = "4k4/9/9/9/9/9/9/9/9 b B4G2S9P2rb2s4n4l9p 1"
+LATENCY_MEASURES = ("isready, the table", "isready mid-search", "stop -> checkmate", "quit -> exit")
 # Before each `go mate` the engine must be idle: its CPU time may advance at most one
 # clock tick (10 ms at Linux's 100 Hz) in a 100 ms window. shtsume clears its table
 # after it has answered: 0.3-0.7 s for 1 GB (measured), which would otherwise land in the
@@ -195,6 +211,7 @@ class UsiEngine:
         self.id_name = ""
         self.advertised: set[str] = set()
         self.peak_rss_kb = 0
+        self.ready_s = 0.0  # `isready` to `readyok` at the last start
         self.restarts = 0
         self.warnings: list[str] = []
 
@@ -229,8 +246,10 @@ class UsiEngine:
                 if warning not in self.warnings:
                     self.warnings.append(warning)
             self.send(f"setoption name {key} value {value}")
+        sent = time.perf_counter()
         self.send("isready")
         list(self._until("readyok", READYOK_TIMEOUT_S))
+        self.ready_s = time.perf_counter() - sent
         self.send("usinewgame")
 
     @staticmethod
@@ -355,6 +374,52 @@ class UsiEngine:
                 seconds = time.perf_counter() - start
                 self._note_rss()
                 return Answer(parsed[0], parsed[1], seconds, line.strip())
+
+    # -- reacting (--latency)
+
+    def search_for(self, sfen: str, seconds: float) -> None:
+        """``go mate infinite`` on ``sfen`` for ``seconds``; RuntimeError if it answered."""
+        self.send(f"position sfen {sfen}")
+        self.send("go mate infinite")
+        time.sleep(seconds)
+        while True:  # what it printed meanwhile: progress, never an answer
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                return
+            if line is None or parse_checkmate(line) is not None:
+                raise RuntimeError(f"{self.spec.name}: answered or ended within {seconds:g} s")
+
+    def reaction(self, command: str, prefix: str, timeout_s: float = 30.0) -> float:
+        """Send ``command``; the seconds until a line starting with ``prefix`` is read."""
+        sent = time.perf_counter()
+        self.send(command)
+        deadline = sent + timeout_s
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.perf_counter()))
+            except queue.Empty:
+                raise RuntimeError(
+                    f"{self.spec.name}: no {prefix!r} within {timeout_s:g} s of {command!r}"
+                ) from None
+            if line is None:
+                raise RuntimeError(f"{self.spec.name}: exited after {command!r}")
+            if line.startswith(prefix):
+                return time.perf_counter() - sent
+
+    def exit_after_quit(self) -> float:
+        """Send ``quit``; the seconds until the process has exited (killed after
+        QUIT_TIMEOUT_S, then RuntimeError)."""
+        sent = time.perf_counter()
+        self.send("quit")
+        try:
+            self.proc.wait(timeout=QUIT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise RuntimeError(f"{self.spec.name}: still running {QUIT_TIMEOUT_S:g} s after quit")
+        seconds = time.perf_counter() - sent
+        self.proc = None
+        return seconds
 
 
 # --------------------------------------------------------------------------- scoring
@@ -529,8 +594,8 @@ def _cell(r: Record | None) -> str:
 # --------------------------------------------------------------------------- main
 
 
-def header(args: argparse.Namespace, engines: list[UsiEngine]) -> str:
-    """Machine, commit, date, limits and each engine's identity and options."""
+def machine() -> str:
+    """Date, commit, CPU, cores and Python of this run."""
     try:
         commit = subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
@@ -555,9 +620,16 @@ def header(args: argparse.Namespace, engines: list[UsiEngine]) -> str:
                 break
     except OSError:
         pass
-    lines = [
+    return (
         f"{datetime.now():%Y-%m-%d %H:%M}, commit {commit}, {cpu}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}; "
+        f"Python {platform.python_version()}"
+    )
+
+
+def header(args: argparse.Namespace, engines: list[UsiEngine]) -> str:
+    """Machine, commit, date, limits and each engine's identity and options."""
+    lines = [
+        f"{machine()}; "
         + (
             f"`go mate infinite`, the harness's cap {args.time} ms a problem, "
             if args.infinite
@@ -576,6 +648,45 @@ def header(args: argparse.Namespace, engines: list[UsiEngine]) -> str:
         )
         lines.extend(f"  - warning: {w}" for w in e.warnings)
     return "\n".join(lines) + "\n"
+
+
+def latency_run(engine: UsiEngine, wait_s: float) -> list[float]:
+    """The seconds of each of LATENCY_MEASURES, on two fresh processes of ``engine``."""
+    engine.start()
+    ready = engine.ready_s
+    engine.search_for(LATENCY_SFEN, wait_s)
+    mid_search = engine.reaction("isready", "readyok")
+    stop = engine.reaction("stop", "checkmate")
+    engine.close()
+    engine.start()
+    engine.search_for(LATENCY_SFEN, wait_s)
+    return [ready, mid_search, stop, engine.exit_after_quit()]
+
+
+def run_latency(args: argparse.Namespace) -> int:
+    """--latency: every engine's reactions, ``args.latency`` runs each; a table in ms."""
+    specs = engine_specs(args.engine, args.option)
+    log_dir = Path(tempfile.mkdtemp(prefix="bench_usi_"))
+    print(
+        f"{machine()}; {args.latency} runs an engine, the command after "
+        f"{args.latency_wait:g} s of `go mate infinite` on {LATENCY_SFEN}\n"
+    )
+    print("| engine | options | measure | min | median | max |")
+    print("|---|---|---|---:|---:|---:|")
+    for spec in specs:
+        engine = UsiEngine(spec, log_dir)
+        try:
+            runs = [latency_run(engine, args.latency_wait) for _ in range(args.latency)]
+        finally:
+            engine.kill()
+        options = " ".join(f"{k}={v}" for k, v in spec.options) or "defaults"
+        for i, measure in enumerate(LATENCY_MEASURES):
+            ms = [run[i] * 1000 for run in runs]
+            print(
+                f"| {spec.name} | {options} | {measure} | {min(ms):.1f} ms "
+                f"| {statistics.median(ms):.1f} ms | {max(ms):.1f} ms |"
+            )
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -664,7 +775,7 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__,
     )
-    parser.add_argument("files", nargs="+", help="problem files (<sfen> # <label> <id> ...)")
+    parser.add_argument("files", nargs="*", help="problem files (<sfen> # <label> <id> ...)")
     parser.add_argument(
         "--engine", action="append", required=True, metavar="NAME=CMD", help="repeatable"
     )
@@ -697,11 +808,28 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="restart each engine before every problem (a fresh table; outside the timing)",
     )
+    parser.add_argument(
+        "--latency",
+        type=int,
+        metavar="N",
+        help="no problems: time each engine's isready, stop and quit during a search, N runs",
+    )
+    parser.add_argument(
+        "--latency-wait",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="seconds of search before the command under test (default 2)",
+    )
     args = parser.parse_args(argv)
     if args.time <= 0:
         parser.error("--time must be positive")
+    if args.latency is not None and (args.latency < 1 or args.files):
+        parser.error("--latency takes a positive number of runs and no problem files")
+    if args.latency is None and not args.files:
+        parser.error("problem files are needed (or --latency N)")
     try:
-        return run(args)
+        return run_latency(args) if args.latency else run(args)
     except (ValueError, RuntimeError) as e:
         print(f"bench_usi: {e}", file=sys.stderr)
         return 2

@@ -147,7 +147,7 @@ def test_shogihome_mate_search_ended_by_quit(engine):
     engine.wait_count("info time", 2)  # searching for a while
     engine.send("quit")
     # Gone before ShogiHome's 5 s kill, or wait_exit fails; the latency itself is
-    # measured by scripts/usi_latency.py, not asserted here.
+    # measured by `python -m scripts.bench_usi --latency`, not asserted here.
     assert engine.wait_exit(timeout=5.0) == 0
     assert not [x for x in engine.lines if x.startswith("info string")]
 
