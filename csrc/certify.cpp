@@ -15,7 +15,7 @@
 #include <unordered_set>
 
 #include "scoped_move.h"
-#include "solver.h"
+#include "worker.h"
 
 namespace usi_mate {
 
@@ -25,7 +25,7 @@ namespace {
 constexpr uint64_t kCertifyResearchNodes = 200000;
 }  // namespace
 
-struct Solver::CertifyWork {
+struct Worker::CertifyWork {
   uint64_t start_nodes = 0;                    // the solver's node count when the walk began
   bool incomplete = false;                     // the budget (positions walked plus nodes re-searched) spent, or stop()
   std::unordered_map<uint64_t, int> path_ply;  // full key of each position on the walk's path -> ply
@@ -37,7 +37,7 @@ struct Solver::CertifyWork {
 // Each returns the smallest ply of a path position that the subtree's
 // repetitions refer to (INT_MAX: none), or -1 when the subtree could not be
 // certified. A subtree that refers to nothing above its root holds on any path.
-int Solver::certify_or(int ply, uint64_t path_key, CertifyWork& w) {
+int Worker::certify_or(int ply, uint64_t path_key, CertifyWork& w) {
   uint64_t fk = pos_->full_key();
   if (w.independent.count(fk)) return INT_MAX;
   ++nodes_;  // a walked position counts against the certificate's budget
@@ -74,7 +74,7 @@ int Solver::certify_or(int ply, uint64_t path_key, CertifyWork& w) {
   return low;
 }
 
-int Solver::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
+int Worker::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
   uint64_t fk = pos_->full_key();
   if (w.independent.count(fk)) return INT_MAX;
   ++nodes_;  // a walked position counts against the certificate's budget
@@ -169,7 +169,7 @@ int Solver::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
   return -1;
 }
 
-void Solver::certify_no_mate(uint64_t root_key, DisproofCertificate& out) {
+void Worker::certify_no_mate(uint64_t root_key, DisproofCertificate& out) {
   CertifyWork w;
   w.start_nodes = nodes_;
   w.out = &out;

@@ -6,17 +6,17 @@
 #include <algorithm>
 
 #include "scoped_move.h"
-#include "solver.h"
+#include "worker.h"
 
 namespace usi_mate {
 
-SearchFrame& Solver::frame(int ply) {
+SearchFrame& Worker::frame(int ply) {
   // Frames are created once per new maximum depth and reused: the search loop itself never allocates.
   while (int(frames_.size()) <= ply) frames_.push_back(std::make_unique<SearchFrame>());
   return *frames_[ply];
 }
 
-void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget) {
+void Worker::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget) {
   c.hand = 0;
   c.mate_len = 0;
   c.path_dependent = 0;
@@ -104,7 +104,7 @@ void Solver::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
 // drop has been, so this changes the order of work, never the verdict. Summing
 // seven similar proof numbers would otherwise make far checks look seven times
 // harder than they are.
-void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n) {
+void Worker::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n) {
   if (or_node)
     generate_checks(*pos_, f.moves);
   else
@@ -163,7 +163,7 @@ void Solver::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
 // their shortest mates, else of their proven lengths (is_futile_among).
 // False, with the drop from which on none is judged still waiting, when the
 // budget ran out during a judgement: the node must then stay unresolved.
-bool Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key) {
+bool Worker::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key) {
   // The other replies, all proven: what the drops are judged against.
   Move others[MAX_MOVES];
   uint16_t lens[MAX_MOVES];
@@ -204,7 +204,7 @@ bool Solver::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
   return true;
 }
 
-void Solver::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply) {
+void Worker::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply) {
   Square to = move_to(f.child[proven].move);
   for (int j = 0; j < n; ++j) {
     const ChildNode& c = f.child[j];
@@ -222,7 +222,7 @@ void Solver::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node,
 // Stores a node's outcome and fills `out`: proof or disproof hands by the
 // rules of proof_hand.h, mate lengths, and path dependence (a disproof that
 // leaned on a repetition goes to the repetition table, never the TT).
-void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
+void Worker::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
                       NodeValue& out) {
   out.pn = pn;
   out.dn = dn;
@@ -293,12 +293,12 @@ void Solver::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t
   }
 }
 
-NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget) {
+NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget) {
   NodeValue out;
-  if (ply > max_ply_reached_) max_ply_reached_ = ply;
+  if (ply > seen_.max_ply) seen_.max_ply = ply;
   if (ply >= limits_.max_ply) {
     // Too deep to follow: give up on this path only. A "no mate" built on this is not trusted.
-    depth_cut_ = true;
+    seen_.depth_cut = true;
     out = {PN_INF, 0, attacker_hand(), LEN_INF, true};
     return out;
   }
@@ -343,7 +343,8 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
       // moves first): Microcosmos' first proof is then 1529 plies, not 1585,
       // for the same nodes (DFPN.md, "df-pn").
       bool better = v < min_v || best < 0;
-      if (!better && v == min_v) better = tie_last_ || (or_node && is_drop(c.move) && !is_drop(f.child[best].move));
+      if (!better && v == min_v)
+        better = order_.tie_last || (or_node && is_drop(c.move) && !is_drop(f.child[best].move));
       if (better) {
         second = min_v;
         min_v = v;
@@ -366,8 +367,8 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
       break;
     }
     if (ply == 0) {
-      root_pn_ = pn;
-      root_dn_ = dn;
+      seen_.root_pn = pn;
+      seen_.root_dn = dn;
     }
     if (pn >= th_pn || dn >= th_dn || monitor_.should_stop(nodes_)) break;
 
@@ -378,7 +379,8 @@ NodeValue Solver::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     // 1+epsilon trick (Pawlewicz & Lew): stay in the best child until it is a
     // quarter worse than the second best, not just one worse; this cuts the
     // thrashing between siblings of similar value.
-    uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(second) + std::max<uint32_t>(1, second >> eps_shift_));
+    uint64_t child_th_min =
+        std::min<uint64_t>(th_min, uint64_t(second) + std::max<uint32_t>(1, second >> order_.eps_shift));
     // An infinite threshold stays infinite: with the siblings' sum clamped just below
     // PN_INF, th_sum - sum_v + w_best left the child one above its own value, and
     // it returned after every step (新扇詰: one OR node re-entered its best child

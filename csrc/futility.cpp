@@ -12,7 +12,7 @@
 #include <algorithm>
 
 #include "scoped_move.h"
-#include "solver.h"
+#include "worker.h"
 
 namespace usi_mate {
 

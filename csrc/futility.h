@@ -73,11 +73,11 @@ class FutilityMemo {
   uint64_t generation_ = 1;
 };
 
-class Solver;
+class Worker;
 
 class FutilityJudge {
  public:
-  explicit FutilityJudge(Solver& solver) : s_(solver) {}
+  explicit FutilityJudge(Worker& worker) : s_(worker) {}
   FutilityJudge(const FutilityJudge&) = delete;
   FutilityJudge& operator=(const FutilityJudge&) = delete;
 
@@ -166,7 +166,7 @@ class FutilityJudge {
   // plies below the root) proven within `bound`, under the cap when `capped`,
   // reading only the estimates made under its own budget.
   NodeValue sub_search(int ply, uint64_t path_key, uint64_t key, uint16_t bound, bool capped);
-  Solver& s_;
+  Worker& s_;
   FutilityMemo memo_;
   bool enabled_ = false;
   bool own_estimates_ = false;

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "solver.h"
+#include "worker.h"
 
 namespace usi_mate {
 

@@ -16,11 +16,11 @@
 
 namespace usi_mate {
 
-class Solver;
+class Worker;
 
 class LineReader {
  public:
-  explicit LineReader(Solver& solver) : s_(solver) {}
+  explicit LineReader(Worker& worker) : s_(worker) {}
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
@@ -64,7 +64,7 @@ class LineReader {
   int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
   uint16_t fresher_length(Move reply, uint16_t recorded);
 
-  Solver& s_;
+  Worker& s_;
   // Lines already read while choosing defences: their length and the
   // attacker's spare pieces at their end, by position (and length, for exact
   // lines); cleared per read.

@@ -16,6 +16,7 @@
 namespace usi_mate {
 
 class Solver;
+class Worker;
 
 class PostSearch {
  public:
@@ -59,6 +60,7 @@ class PostSearch {
   bool strict_line(std::vector<Move>& line);
 
   Solver& s_;
+  Worker& w_;  // the main thread's
   SearchResult& result_;
   const uint64_t root_key_;
   const uint16_t first_len_;

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "scoped_move.h"
-#include "solver.h"
+#include "worker.h"
 
 namespace usi_mate {
 
@@ -62,7 +62,7 @@ struct TreeRefiner::Memo {
   }
 };
 
-TreeRefiner::TreeRefiner(Solver& solver) : s_(solver), memo_(new Memo) {}
+TreeRefiner::TreeRefiner(Worker& worker) : s_(worker), memo_(new Memo) {}
 TreeRefiner::~TreeRefiner() = default;
 
 bool TreeRefiner::run(uint64_t root_key, int passes) {

@@ -34,7 +34,7 @@
 
 namespace usi_mate {
 
-class Solver;
+class Worker;
 
 class TreeRefiner {
  public:
@@ -55,7 +55,7 @@ class TreeRefiner {
     uint64_t along_nodes = 0;                                     // and questions along the line
   };
 
-  explicit TreeRefiner(Solver& solver);
+  explicit TreeRefiner(Worker& worker);
   ~TreeRefiner();
   TreeRefiner(const TreeRefiner&) = delete;
   TreeRefiner& operator=(const TreeRefiner&) = delete;
@@ -79,7 +79,7 @@ class TreeRefiner {
   bool read_line();
   bool ask_along_line(uint64_t root_key);
 
-  Solver& s_;
+  Worker& s_;
   std::unique_ptr<Memo> memo_;
   uint8_t pass_ = 0;
   Value root_;

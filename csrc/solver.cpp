@@ -29,33 +29,41 @@ uint64_t material_salt(const Position& pos, Color attacker) {
 
 }  // namespace
 
-Solver::Solver(uint64_t hash_mb) : own_tt_(new TranspositionTable), tt_(own_tt_.get()) {
+Solver::Solver(uint64_t hash_mb) : tt_(new TranspositionTable) {
   init_core();
   tt_->resize(hash_mb);
 }
 
-Solver::Solver(TranspositionTable* shared, int id) : tt_(shared), id_(id) {
+Worker::Worker(TranspositionTable* tt, int id) : tt_(tt) {
   // Diversity by id: odd helpers take the last of equal children, and the
   // 1+epsilon margin alternates between 1/2 and 1/8 of the second best (the
   // main thread's 1/4 in between), so the threads' paths part early.
-  tie_last_ = id % 2 == 1;
-  eps_shift_ = (id / 2) % 2 == 0 ? 1 : 3;
+  if (id == 0) return;
+  order_.tie_last = id % 2 == 1;
+  order_.eps_shift = (id / 2) % 2 == 0 ? 1 : 3;
 }
 
 Solver::~Solver() {
-  helpers_stop_.store(true, std::memory_order_relaxed);
-  for (auto& t : helper_threads_) t->join();
+  helpers_.stop.store(true, std::memory_order_relaxed);
+  for (auto& t : helpers_.threads) t->join();
 }
 
 void Solver::set_threads(int n) {
   n = std::max(1, n);
-  std::vector<std::unique_ptr<Solver>> helpers;
-  for (int i = 1; i < n; ++i)
-    helpers.emplace_back(i - 1 < int(helpers_.size()) ? std::move(helpers_[i - 1])
-                                                      : std::unique_ptr<Solver>(new Solver(tt_, i)));
-  helpers_ = std::move(helpers);
-  helper_threads_.clear();
-  for (int i = 1; i < n; ++i) helper_threads_.emplace_back(new SearchThread);
+  size_t want = size_t(n - 1);
+  // Kept helpers keep their memory; new ones are made before any is dropped,
+  // so that a bad_alloc leaves the count unchanged.
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::unique_ptr<Position>> roots;
+  for (size_t i = 0; i < want; ++i) {
+    bool kept = i < helpers_.workers.size();
+    workers.emplace_back(kept ? std::move(helpers_.workers[i]) : std::make_unique<Worker>(tt_.get(), int(i) + 1));
+    roots.emplace_back(kept ? std::move(helpers_.roots[i]) : std::make_unique<Position>());
+  }
+  helpers_.workers = std::move(workers);
+  helpers_.roots = std::move(roots);
+  helpers_.threads.clear();
+  for (size_t i = 0; i < want; ++i) helpers_.threads.emplace_back(new SearchThread);
   tt_->set_shared(n > 1);
 }
 
@@ -63,40 +71,43 @@ void Solver::set_threads(int n) {
 // first proof and each shortest-mate attempt. The main thread's result is the
 // answer; the helpers only fill the shared table.
 Solver::HelperScope::HelperScope(Solver& s, uint16_t budget, bool fresh) : s_(s) {
-  if (s.helpers_.empty()) return;
-  s.helpers_stop_.store(false, std::memory_order_relaxed);
-  for (size_t i = 0; i < s.helpers_.size(); ++i) {
-    Solver* h = s.helpers_[i].get();
-    h->monitor_.start(0, 0, &s.helpers_stop_);
-    h->limits_ = s.limits_;
-    h->attacker_ = s.attacker_;
-    h->salt_ = s.salt_;
-    h->futility_.follow(s.futility_);
-    if (fresh) h->root_copy_.set_sfen(s.root_sfen_);
-    s.helper_threads_[i]->start([h, budget, fresh] { h->help(budget, fresh); });
+  Helpers& hs = s.helpers_;
+  if (hs.workers.empty()) return;
+  hs.stop.store(false, std::memory_order_relaxed);
+  for (size_t i = 0; i < hs.workers.size(); ++i) {
+    Worker* h = hs.workers[i].get();
+    Position* root = hs.roots[i].get();
+    h->monitor_.start(0, 0, &hs.stop);
+    h->limits_ = s.main_.limits_;
+    h->attacker_ = s.main_.attacker_;
+    h->salt_ = s.main_.salt_;
+    h->futility_.follow(s.main_.futility_);
+    if (fresh) root->set_sfen(hs.root_sfen);
+    hs.threads[i]->start([h, root, budget, fresh] { h->help(*root, budget, fresh); });
   }
 }
 
 Solver::HelperScope::~HelperScope() {
-  if (s_.helpers_.empty()) return;
-  s_.helpers_stop_.store(true, std::memory_order_relaxed);
-  for (size_t i = 0; i < s_.helpers_.size(); ++i) {
-    s_.helper_threads_[i]->join();
-    s_.helper_nodes_ += s_.helpers_[i]->nodes_;
-    s_.futility_.add_cuts(s_.helpers_[i]->futility_.take_cuts());
+  Helpers& hs = s_.helpers_;
+  if (hs.workers.empty()) return;
+  hs.stop.store(true, std::memory_order_relaxed);
+  for (size_t i = 0; i < hs.workers.size(); ++i) {
+    hs.threads[i]->join();
+    hs.nodes += hs.workers[i]->nodes_;
+    s_.main_.futility_.add_cuts(hs.workers[i]->futility_.take_cuts());
   }
 }
 
-void Solver::help(uint16_t budget, bool fresh) {
+void Worker::help(Position& root, uint16_t budget, bool fresh) {
   nodes_ = 0;
   if (fresh) {
-    depth_cut_ = false;
-    max_ply_reached_ = 0;
+    seen_.depth_cut = false;
+    seen_.max_ply = 0;
     path_.clear_if_dirty();
     rep_table_.clear();
     futility_.clear_memo();
   }
-  pos_ = &root_copy_;
+  pos_ = &root;
   uint64_t root_key = pos_->full_key();
   try {
     path_.insert(root_key);
@@ -109,26 +120,22 @@ void Solver::help(uint16_t budget, bool fresh) {
 }
 
 void Solver::resize(uint64_t hash_mb) {
-  forget_solves();  // the table comes back empty, also when the new size is refused
+  // The table comes back empty, also when the new size is refused: the
+  // futility salts start over, so that the next solve is a new solver's.
+  // (Each solve starts its repetition table and memos afresh itself.)
+  main_.futility_.forget();
   tt_->resize(hash_mb);
 }
 
 void Solver::clear() {
-  forget_solves();
+  main_.futility_.forget();  // (as resize)
   tt_->clear();
-}
-
-void Solver::forget_solves() {
-  // The table holds nothing an earlier solve stored: the futility salts start
-  // over, so that a solver with an emptied table searches exactly as a new
-  // one. (Each solve starts its repetition table and memos afresh itself.)
-  futility_.forget();
 }
 
 TTResult Solver::probe(const Position& pos, bool and_root) const {
   Color attacker = and_root ? ~pos.side_to_move() : pos.side_to_move();
   // The same salt as the last search used (its futility mode included).
-  uint64_t salt = material_salt(pos, attacker) ^ futility_.salt();
+  uint64_t salt = material_salt(pos, attacker) ^ main_.futility_.salt();
   uint64_t key = TranspositionTable::fix_key(pos.board_key() ^ salt);
   return tt_->probe(key, pos.hand(attacker));
 }
@@ -148,18 +155,18 @@ std::string Solver::unsearchable(const Position& pos, Color attacker) {
 void Solver::on_tick(void* self) { static_cast<Solver*>(self)->report_progress(); }
 
 void Solver::report_progress(const std::vector<Move>* line) {
-  if (!progress_fn_) return;
+  if (!progress_.fn) return;
   SearchProgress p;
-  p.nodes = nodes_ + helper_nodes_;
-  p.time_ms = monitor_.elapsed_ms();
+  p.nodes = main_.nodes_ + helpers_.nodes;
+  p.time_ms = main_.monitor_.elapsed_ms();
   p.hashfull = tt_->hashfull();
-  p.root_pn = root_pn_;
-  p.root_dn = root_dn_;
-  p.max_ply_reached = max_ply_reached_;
-  p.mate_len_upper = mate_len_upper_;
-  p.mate_len_lower = mate_len_lower_;
+  p.root_pn = main_.seen_.root_pn;
+  p.root_dn = main_.seen_.root_dn;
+  p.max_ply_reached = main_.seen_.max_ply;
+  p.mate_len_upper = progress_.mate_len_upper;
+  p.mate_len_lower = progress_.mate_len_lower;
   p.line = line;
-  progress_fn_(progress_ctx_, p);
+  progress_.fn(progress_.ctx, p);
 }
 
 SearchResult Solver::solve(const std::string& sfen, const SearchLimits& limits) {
@@ -177,70 +184,68 @@ SearchResult Solver::solve(const std::string& sfen, const SearchLimits& limits) 
 
 SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
   SearchResult result;
-  limits_ = limits;
-  nodes_ = 0;
-  depth_cut_ = false;
-  max_ply_reached_ = 0;
-  root_pn_ = root_dn_ = 1;
-  mate_len_upper_ = mate_len_lower_ = 0;
+  main_.limits_ = limits;
+  main_.nodes_ = 0;
+  main_.seen_ = {};
+  progress_.mate_len_upper = progress_.mate_len_lower = 0;
   refine_stats_ = {};
-  monitor_.start(limits.nodes, limits.time_ms, &stop_requested_);
-  monitor_.set_tick(&Solver::on_tick, this, progress_fn_ ? progress_interval_ms_ : 0);
-  pos_ = &pos;
+  main_.monitor_.start(limits.nodes, limits.time_ms, &stop_requested_);
+  main_.monitor_.set_tick(&Solver::on_tick, this, progress_.fn ? progress_.interval_ms : 0);
+  main_.pos_ = &pos;
   Color us = pos.side_to_move();
-  attacker_ = pos.in_check() && limits.root_is_and_node_if_checked ? ~us : us;
+  main_.attacker_ = pos.in_check() && limits.root_is_and_node_if_checked ? ~us : us;
   auto finish = [&]() {
-    result.nodes = nodes_ + helper_nodes_;
-    result.time_ms = monitor_.elapsed_ms();
+    result.nodes = main_.nodes_ + helpers_.nodes;
+    result.time_ms = main_.monitor_.elapsed_ms();
     result.hashfull = tt_->hashfull();
-    result.max_ply_reached = max_ply_reached_;
-    pos_ = nullptr;
+    result.max_ply_reached = main_.seen_.max_ply;
+    main_.pos_ = nullptr;
     return result;
   };
-  result.error = unsearchable(pos, attacker_);
+  result.error = unsearchable(pos, main_.attacker_);
   if (!result.error.empty()) {
     result.status = MateStatus::Invalid;
     return finish();
   }
-  futility_.new_solve(limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength,
-                      limits.futility_node_cap);
-  salt_ = material_salt(pos, attacker_) ^ futility_.salt();
-  path_.clear_if_dirty();
-  rep_table_.clear();
+  main_.futility_.new_solve(limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength,
+                            limits.futility_node_cap);
+  main_.salt_ = material_salt(pos, main_.attacker_) ^ main_.futility_.salt();
+  main_.path_.clear_if_dirty();
+  main_.rep_table_.clear();
   tt_->new_search();
-  helper_nodes_ = 0;
-  if (!helpers_.empty()) root_sfen_ = pos.sfen();
+  helpers_.nodes = 0;
+  if (!helpers_.workers.empty()) helpers_.root_sfen = pos.sfen();
   uint64_t root_key = pos.full_key();
-  path_.insert(root_key);
+  main_.path_.insert(root_key);
   // `go depth N`: only mates within N plies count (a bounded search from the start).
   uint16_t root_budget =
       limits.max_length > 0 ? uint16_t(std::min(limits.max_length, int(BUDGET_NONE) - 1)) : BUDGET_NONE;
   // A bound this short: judgements uncapped and exact from the start, as in
   // the length search after a first proof this short (post_search.cpp).
-  futility_.uncap_short(root_budget);
+  main_.futility_.uncap_short(root_budget);
   NodeValue v = prove_root(root_key, root_budget, true);
-  root_pn_ = v.pn;
-  root_dn_ = v.dn;
+  main_.seen_.root_pn = v.pn;
+  main_.seen_.root_dn = v.dn;
   if (v.pn == 0) {
     PostSearch(*this, root_key, v.mate_len, result).run();
-  } else if (v.dn == 0 && !depth_cut_) {
+  } else if (v.dn == 0 && !main_.seen_.depth_cut) {
     if (root_budget == BUDGET_NONE) {
       result.status = MateStatus::NoMate;
       if (limits.certify_nodes) {
-        uint64_t search_nodes = nodes_;
-        certify_no_mate(root_key, result.certificate);
-        nodes_ = search_nodes;  // the result counts the search; the certificate counts its own walk
+        uint64_t search_nodes = main_.nodes_;
+        main_.certify_no_mate(root_key, result.certificate);
+        main_.nodes_ = search_nodes;  // the result counts the search; the certificate counts its own walk
       }
-    } else if (!futility_.cut_short()) {
+    } else if (!main_.futility_.cut_short()) {
       result.stop_reason = StopReason::LengthLimit;  // no mate within the length: not "no mate"
     } else {
       // (Composers' count only.) No stop reason: nothing was proven.
       result.error = "no mate was found within the length, but a futile-interposition judgement was cut short";
     }
   } else {
-    result.stop_reason = v.dn == 0 ? StopReason::DepthLimit : monitor_.reason();
+    result.stop_reason = v.dn == 0 ? StopReason::DepthLimit : main_.monitor_.reason();
   }
-  path_.erase(root_key);
+  main_.path_.erase(root_key);
   report_progress();
   return finish();
 }

@@ -1,0 +1,94 @@
+// One thread's df-pn search (after Stockfish's Worker): its position and path,
+// its stacks, its repetition table, its futility judge, its budget and its
+// counters. The main thread's worker and the helpers' share one transposition
+// table; the Solver (solver.h) coordinates them. The line reader, the
+// refinement walk and the post-search search with the main thread's worker.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "futility.h"
+#include "monitor.h"
+#include "movegen.h"
+#include "node.h"
+#include "position.h"
+#include "proof_hand.h"
+#include "repetition.h"
+#include "search_types.h"
+#include "tt.h"
+
+namespace usi_mate {
+
+class Worker {
+  friend class Solver;         // solver.cpp: starts solves and phases, reads the counters
+  friend class PostSearch;     // post_search.cpp
+  friend class LineReader;     // line_reader.cpp
+  friend class FutilityJudge;  // futility.cpp
+  friend class TreeRefiner;    // refine.cpp
+
+ public:
+  // A worker on `tt`; `id` 0 is the main thread, helpers take other move
+  // orders by id (Order).
+  Worker(TranspositionTable* tt, int id);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+ private:
+  // Move-order diversity (helpers only): the 1+epsilon margin (a shift) and
+  // which of equal children goes first. Threads that all searched alike would
+  // only repeat each other's work through the shared table.
+  struct Order {
+    uint32_t eps_shift = 2;  // margin = second >> eps_shift (a shift: this is the hot loop)
+    bool tie_last = false;
+  };
+  // What the search has seen so far: the root's numbers and depth (progress
+  // reports), and whether a path reached max_ply (a "no mate" may rest on the cut).
+  struct Seen {
+    uint32_t root_pn = 1, root_dn = 1;
+    int max_ply = 0;
+    bool depth_cut = false;
+  };
+
+  // A helper's run on its copy of the root within `budget` (solver.cpp);
+  // `fresh`: a new phase, whose memos start empty.
+  void help(Position& root, uint16_t budget, bool fresh);
+
+  // dfpn.cpp
+  NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget);
+  // mid() with infinite thresholds: runs until the node is resolved or the budget is spent.
+  NodeValue prove(int ply, uint64_t path_key, uint16_t budget) { return mid(ply, PN_INF, PN_INF, path_key, budget); }
+  void expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n);
+  void init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget);
+  void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
+  bool resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key);
+  void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
+                NodeValue& out);
+  SearchFrame& frame(int ply);
+  uint64_t tt_key() const { return TranspositionTable::fix_key(pos_->board_key() ^ salt_); }
+  Hand attacker_hand() const { return pos_->hand(attacker_); }
+
+  // certify.cpp
+  struct CertifyWork;
+  int certify_or(int ply, uint64_t path_key, CertifyWork& w);
+  int certify_and(int ply, uint64_t path_key, CertifyWork& w);
+  void certify_no_mate(uint64_t root_key, DisproofCertificate& out);
+
+  TranspositionTable* tt_;
+  RepetitionTable rep_table_;
+  FutilityJudge futility_{*this};
+  PathSet path_;
+  SearchMonitor monitor_;
+  std::vector<std::unique_ptr<SearchFrame>> frames_;
+  Position* pos_ = nullptr;
+  Color attacker_ = BLACK;
+  uint64_t salt_ = 0;  // table keys of this search: its material and futility mode (solver.cpp)
+  uint64_t nodes_ = 0;
+  SearchLimits limits_;
+  Seen seen_;
+  Order order_;
+};
+
+}  // namespace usi_mate
