@@ -14,7 +14,8 @@ Position sources, all deterministic:
 For every position we compare legal_moves(), check_moves(), evasions(), is_check(),
 is_mate() and turn with cshogi. Mismatches are counted and the first few are
 printed with their SFEN, so a failure says which position and which moves differ.
-Sizes are module constants; the whole file takes well under 90 s on one core.
+Sizes are module constants; the whole file takes about 10 s on one core. The slow
+run (-m slow) adds a larger pawn-drop set and python-shogi sample.
 """
 
 from __future__ import annotations
@@ -44,8 +45,15 @@ N_GAMES = 200  # random games from the start position
 MAX_PLIES = 150  # per game; ~200 * 146 = 29k positions (a few games end in mate)
 CHECK_BIAS = 0.25  # share of plies that pick a checking move when one exists
 N_RANDOM_TSUME = 10_000  # random tsume-like positions
-N_PAWN_DROP = 600  # dense positions with a pawn-drop check: half legal, half mate
-N_PYSHOGI = 2000  # python-shogi cross-check subset (pure Python, ~1 ms a position)
+# Dense positions with a pawn-drop check, half legal, half mate: ~1% of dense samples
+# qualify, so finding them costs more than comparing them (600 took 8 s, 200 take 2.5 s);
+# 100 pawn-drop mates, pins on the capturers included, on top of those of the other sources.
+N_PAWN_DROP = 200
+N_PAWN_DROP_SLOW = 600  # the slow run's set (the default run's until issue 45)
+# python-shogi cross-check subset (pure Python, ~3 ms a position): every pawn-drop position
+# and an evenly spaced sample of the rest, 1,000 in the default run, 5,000 in the slow one.
+N_PYSHOGI = 1000
+N_PYSHOGI_SLOW = 5000
 MIN_TOTAL_POSITIONS = 20_000
 GAME_SEED_BASE = 20_240_000
 TSUME_SEED = 7_771
@@ -257,10 +265,15 @@ def tsume_sfens() -> list[str]:
 
 @pytest.fixture(scope="module")
 def pawn_drop_sfens() -> list[str]:
+    return make_pawn_drop_sfens(N_PAWN_DROP)
+
+
+def make_pawn_drop_sfens(count: int) -> list[str]:
     """Dense random positions where the drop in front of the enemy king is a check:
-    N_PAWN_DROP // 2 where cshogi allows it and as many where it is a pawn-drop mate."""
+    count // 2 where cshogi allows it and as many where it is a pawn-drop mate (the
+    first ones of a larger count are the same positions)."""
     rng = random.Random(PAWN_DROP_SEED)
-    quota = {"legal": N_PAWN_DROP // 2, "rejected": N_PAWN_DROP // 2}
+    quota = {"legal": count // 2, "rejected": count // 2}
     out: list[str] = []
     for _ in range(400_000):  # ~1% of dense samples qualify; this bound is never hit
         sfen = random_tsume(rng, dense=True)
@@ -360,6 +373,13 @@ def test_pawn_drop_positions(pawn_drop_sfens):
     assert cov.pawn_drop_mates_rejected == N_PAWN_DROP // 2
 
 
+@pytest.mark.slow
+def test_pawn_drop_positions_slow_set():
+    sfens = make_pawn_drop_sfens(N_PAWN_DROP_SLOW)
+    cov = run_comparison("pawn-drop checks (slow set)", sfens)
+    assert cov.pawn_drop_mates_rejected == N_PAWN_DROP_SLOW // 2
+
+
 def test_random_tsume_generator_is_legal_and_varied(tsume_sfens):
     """The generator's own output: both sides to move, and cshogi accepts the set-ups."""
     sides = {sfen_fields(s)[1] for s in tsume_sfens}
@@ -440,18 +460,16 @@ def pyshogi_gives_check(board, usi: str) -> bool:
         board.pop()
 
 
-@needs_pyshogi
-def test_python_shogi_cross_check(game_sfens, problem_sfens, tsume_sfens, pawn_drop_sfens):
-    """Legal move sets equal python-shogi's on N_PYSHOGI positions: all the
-    pawn-drop-check positions plus an evenly spaced sample of the others.
+def python_shogi_cross_check(pawn_drop: list[str], pool: list[str], count: int) -> None:
+    """Legal move sets equal python-shogi's on ``count`` positions: all of ``pawn_drop``
+    plus an evenly spaced sample of ``pool``.
 
     Only python-shogi's known defect is excused (DOMAIN.md section 5: its
     pawn-drop-mate test ignores pins): a move it lists and we do not, which is a
     pawn drop, gives check, and cshogi also rejects.
     """
-    pool = game_sfens + problem_sfens + tsume_sfens
-    rest = N_PYSHOGI - len(pawn_drop_sfens)
-    subset = pawn_drop_sfens + pool[:: max(1, len(pool) // rest)][:rest]
+    rest = count - len(pawn_drop)
+    subset = pawn_drop + pool[:: max(1, len(pool) // rest)][:rest]
     mism = Mismatches("python-shogi cross-check")
     excused = []
     for sfen in subset:
@@ -473,7 +491,22 @@ def test_python_shogi_cross_check(game_sfens, problem_sfens, tsume_sfens, pawn_d
         f"python-shogi: {len(subset)} positions, {len(excused)} excused pinned "
         f"pawn-drop mates {excused[:3]}"
     )
+    assert len(subset) == count
     mism.check()
+
+
+@needs_pyshogi
+def test_python_shogi_cross_check(game_sfens, problem_sfens, tsume_sfens, pawn_drop_sfens):
+    """N_PYSHOGI positions: the N_PAWN_DROP pawn-drop checks and 800 of the others, a
+    sample spread evenly over the games, the problem files and the random tsume."""
+    python_shogi_cross_check(pawn_drop_sfens, game_sfens + problem_sfens + tsume_sfens, N_PYSHOGI)
+
+
+@pytest.mark.slow
+@needs_pyshogi
+def test_python_shogi_cross_check_slow_set(game_sfens, problem_sfens, tsume_sfens):
+    pool = game_sfens + problem_sfens + tsume_sfens
+    python_shogi_cross_check(make_pawn_drop_sfens(N_PAWN_DROP_SLOW), pool, N_PYSHOGI_SLOW)
 
 
 PYSHOGI_DEFECT_SFEN = "R6gk/7n1/7G1/9/9/9/9/9/K8 b P 1"
