@@ -593,8 +593,11 @@ def test_go_with_byoyomi_answers_bestmove_with_a_mate_score(usi):
 
 @pytest.mark.parametrize("position", [NO_MATE, HARD])
 def test_go_without_a_mate_resigns(usi, position):
+    # A 0.5 s budget (a twentieth of 6 s, plus byoyomi, less the margin): HARD is not
+    # solved within seconds, so 3.3 s (btime 60000) showed nothing more; the budget's
+    # arithmetic is test_go_command_parsing's.
     out, send = usi.out, usi.send
-    start = send(f"position sfen {position}", "go btime 60000 wtime 60000 byoyomi 300")
+    start = send(f"position sfen {position}", "go btime 6000 wtime 6000 byoyomi 300")
     out.wait_for("bestmove", start)
     assert answers(out.since(start)) == ["bestmove resign"]
 
