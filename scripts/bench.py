@@ -617,7 +617,8 @@ def render_header(args: argparse.Namespace, with_peer: bool) -> list[str]:
 # --------------------------------------------------------------------------- main
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: problem files, limits, usi_mate's options, the report file."""
     ap = argparse.ArgumentParser(
         description="usi_mate against cshogi.DfPn on mate-problem files, same limits, same run."
     )
@@ -661,7 +662,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--markdown", type=Path, default=None, metavar="FILE", help="also write the report here"
     )
-    args = ap.parse_args(argv)
+    return ap
+
+
+def problem_sets(
+    ap: argparse.ArgumentParser, args: argparse.Namespace
+) -> list[tuple[Path, list[BenchProblem]]]:
+    """The limits checked and every file's problems read; a bad argument ends the run."""
     if args.time <= 0:
         ap.error("--time must be positive")
     if args.nodes is not None and not 1 <= args.nodes <= PEER_MAX_NODES:
@@ -680,18 +687,18 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
             ap.error(f"no such problem file: {path}{hint}")
-    problem_sets = [(path, read_problems(path, args.limit)) for path in files]
-    with_peer = not args.no_peer
+    return [(path, read_problems(path, args.limit)) for path in files]
 
-    header = render_header(args, with_peer)  # date and load as the run starts
+
+def run_all(
+    args: argparse.Namespace, sets: list[tuple[Path, list[BenchProblem]]], peer: Peer | None
+) -> tuple[list[FileResult], bool]:
+    """Every problem to usi_mate, then to the peer; (the results, interrupted by Ctrl-C)."""
     limit_s = args.time / 1000.0
     ours = Ours(args.hash, args.time, args.nodes, args.post_search, args.strict)
-    peer = Peer(args.time, args.nodes) if with_peer else None
     results: list[FileResult] = []
-    interrupted = False
-    total = sum(len(ps) for _, ps in problem_sets)
     bar = tqdm(
-        total=total,
+        total=sum(len(ps) for _, ps in sets),
         file=sys.stderr,
         disable=not sys.stderr.isatty(),
         leave=False,
@@ -699,7 +706,7 @@ def main(argv: list[str] | None = None) -> int:
         dynamic_ncols=True,
     )
     try:
-        for path, problems in problem_sets:
+        for path, problems in sets:
             fr = FileResult(path.name)
             results.append(fr)
             bar.set_description(path.name)
@@ -712,7 +719,7 @@ def main(argv: list[str] | None = None) -> int:
                 fr.records.append(rec)
                 bar.update(1)
     except KeyboardInterrupt:
-        interrupted = True
+        return results, True
     finally:
         # a second Ctrl-C must not leave the cshogi worker running: cleanup is quick
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -720,7 +727,15 @@ def main(argv: list[str] | None = None) -> int:
         if peer is not None:
             peer.close()
         signal.signal(signal.SIGINT, previous)
+    return results, False
 
+
+def report(
+    header: list[str], results: list[FileResult], peer: Peer | None, interrupted: int | None
+) -> str:
+    """The markdown report: header, table, wrong answers, errors, legend. ``interrupted``:
+    the number of problems the run was to have, when Ctrl-C cut it short."""
+    with_peer = peer is not None
     out = [
         "## Mate-suite benchmark: usi_mate vs cshogi.DfPn"
         if with_peer
@@ -728,9 +743,9 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ]
     out += header
-    if interrupted:
+    if interrupted is not None:
         done = sum(len(fr.records) for fr in results)
-        out.append(f"- **interrupted** after {done} of {total} problems: partial results")
+        out.append(f"- **interrupted** after {done} of {interrupted} problems: partial results")
     out += [""] + render_table(results, with_peer) + [""]
     wrong = render_wrong(results, with_peer)
     out += ["### Wrong answers", ""] + (wrong or ["none"]) + [""]
@@ -740,7 +755,19 @@ def main(argv: list[str] | None = None) -> int:
     if peer is not None and peer.timeouts:
         out += [f"cshogi worker killed at the time limit {peer.timeouts} time(s).", ""]
     out.append(LEGEND if with_peer else LEGEND_NO_PEER)
-    text = "\n".join(out) + "\n"
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    sets = problem_sets(ap, args)
+    with_peer = not args.no_peer
+    header = render_header(args, with_peer)  # date and load as the run starts
+    peer = Peer(args.time, args.nodes) if with_peer else None
+    results, interrupted = run_all(args, sets, peer)
+    total = sum(len(ps) for _, ps in sets)
+    text = report(header, results, peer, total if interrupted else None)
     sys.stdout.write(text)
     if args.markdown is not None:
         args.markdown.write_text(text, encoding="utf-8")

@@ -41,8 +41,8 @@ def solve(sfen: str, threads: int, args: argparse.Namespace) -> dict:
     }
 
 
-def main() -> int:
-    """Run the comparison and print the table."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: problem files, thread counts, limits, ranking, output."""
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -62,52 +62,34 @@ def main() -> int:
     ap.add_argument("--hardest", type=int, help="keep the N problems one thread takes longest on")
     ap.add_argument("--rank-from", type=Path, help="a --jsonl file of an earlier run to rank by")
     ap.add_argument("--jsonl", type=Path, help="write every solve as a JSON line here")
-    args = ap.parse_args()
+    return ap
 
-    problems = []
-    for f in args.files:
-        problems += [(p.id, p.sfen, p.expected) for p in read_problem_file(f) if p.sfen]
-    out = args.jsonl.open("w") if args.jsonl else None
 
-    def record(ident: str, rec: dict) -> dict:
-        rec = {"id": ident, **rec}
-        if out:
-            out.write(json.dumps(rec) + "\n")
-            out.flush()
-        return rec
-
+def hardest(problems: list, args: argparse.Namespace, record) -> tuple[list, dict[str, dict]]:
+    """The ``args.hardest`` problems the first thread count took longest on (among those
+    it finished), ranked by a first pass or by ``--rank-from``; with their records of that
+    pass, which the table then reuses."""
     first: dict[str, dict] = {}
-    if args.hardest:
-        if args.rank_from:
-            for line in args.rank_from.open():
-                rec = json.loads(line)
-                if rec["threads"] == args.threads[0]:
-                    first[rec["id"]] = rec
-        else:
-            for ident, sfen, _ in problems:
-                first[ident] = record(ident, solve(sfen, args.threads[0], args))
-                print(
-                    f"  ranking {ident}: {first[ident]['secs']:.2f} s", file=sys.stderr, flush=True
-                )
-        # Finished: the shortest mate proven, or with --post-search None a first proof.
-        finished = args.post_search != "MinLength"
-        done = [i for i, r in first.items() if r["status"] == "mate" and (r["proven"] or finished)]
-        keep = set(sorted(done, key=lambda i: -first[i]["secs"])[: args.hardest])
-        problems = [p for p in problems if p[0] in keep]
-        first = {} if args.rank_from else {i: r for i, r in first.items() if i in keep}
+    if args.rank_from:
+        for line in args.rank_from.open():
+            rec = json.loads(line)
+            if rec["threads"] == args.threads[0]:
+                first[rec["id"]] = rec
+    else:
+        for ident, sfen, _ in problems:
+            first[ident] = record(ident, solve(sfen, args.threads[0], args))
+            print(f"  ranking {ident}: {first[ident]['secs']:.2f} s", file=sys.stderr, flush=True)
+    # Finished: the shortest mate proven, or with --post-search None a first proof.
+    finished = args.post_search != "MinLength"
+    done = [i for i, r in first.items() if r["status"] == "mate" and (r["proven"] or finished)]
+    keep = set(sorted(done, key=lambda i: -first[i]["secs"])[: args.hardest])
+    kept = [p for p in problems if p[0] in keep]
+    return kept, ({} if args.rank_from else {i: r for i, r in first.items() if i in keep})
 
-    rows = []
-    for ident, sfen, expected in problems:
-        row = {"id": ident, "expected": expected}
-        for t in args.threads:
-            if t == args.threads[0] and ident in first:
-                row[t] = first[ident]
-            else:
-                row[t] = record(ident, solve(sfen, t, args))
-            print(f"  {ident} threads {t}: {row[t]['secs']:.2f} s", file=sys.stderr, flush=True)
-        rows.append(row)
 
-    ts = args.threads
+def print_table(rows: list[dict], ts: list[int]) -> int:
+    """One line a problem (time, nodes, length per thread count, speed-ups), the totals;
+    the number of problems whose verdict or proven length differs between counts."""
     head = (
         f"{'problem':<14}"
         + "".join(f" | {t}T {'secs':>7} {'nodes':>11} {'len':>4}" for t in ts)
@@ -145,6 +127,38 @@ def main() -> int:
     cells = "".join(f" | {t}T {totals[t]:>7.1f} {nodes[t]:>11,} {'':>4}" for t in ts)
     speed = " ".join(f"{totals[ts[0]] / max(totals[t], 1e-6):.2f}" for t in ts[1:])
     print(f"{'total':<14}{cells} | {speed}")
+    return differ
+
+
+def main() -> int:
+    """Run the comparison and print the table."""
+    args = build_parser().parse_args()
+    problems = []
+    for f in args.files:
+        problems += [(p.id, p.sfen, p.expected) for p in read_problem_file(f) if p.sfen]
+    out = args.jsonl.open("w") if args.jsonl else None
+
+    def record(ident: str, rec: dict) -> dict:
+        rec = {"id": ident, **rec}
+        if out:
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+        return rec
+
+    first: dict[str, dict] = {}
+    if args.hardest:
+        problems, first = hardest(problems, args, record)
+    rows = []
+    for ident, sfen, expected in problems:
+        row = {"id": ident, "expected": expected}
+        for t in args.threads:
+            if t == args.threads[0] and ident in first:
+                row[t] = first[ident]
+            else:
+                row[t] = record(ident, solve(sfen, t, args))
+            print(f"  {ident} threads {t}: {row[t]['secs']:.2f} s", file=sys.stderr, flush=True)
+        rows.append(row)
+    differ = print_table(rows, args.threads)
     print(f"verdicts or proven lengths that differ: {differ}")
     return 1 if differ else 0
 

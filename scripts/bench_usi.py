@@ -768,8 +768,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: problem files, engines and their options, limits, outputs."""
     parser = argparse.ArgumentParser(
         description="Benchmark USI mate engines on problem files (one engine at a time).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -821,6 +821,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="S",
         help="seconds of search before the command under test (default 2)",
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.time <= 0:
         parser.error("--time must be positive")
