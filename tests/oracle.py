@@ -309,7 +309,7 @@ GENERATED_FILES = ("generated.sfen", "generated_nonpromotion.sfen")
 
 
 def load_generated() -> list[tuple[str, str, str, dict[str, str]]]:
-    """(sfen, expected, id, fields) of the sets scripts/make_problems.py made
+    """(sfen, expected, id, fields) of the sets scripts.make_problems made
     (problems/generated.sfen, then generated_nonpromotion.sfen); fields hold cat=
     (comma-separated categories), strict= and src=."""
     return [

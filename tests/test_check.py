@@ -204,7 +204,7 @@ def test_a_given_line_whose_defence_is_not_the_longest(solver):
 
 
 def test_defences_only_without_the_main_search(solver):
-    # scripts/audit_lines.py: only the defender's replies are asked, and the
+    # scripts.audit_lines: only the defender's replies are asked, and the
     # problem itself is not searched, so the cooks at move 3 go unreported.
     report = run(COOK_AT_3, solver, line="N*2d 1b1a G*1b", attacks=False, main_search=False)
     assert (report.verdict, report.verdict_move) == ("unsound_defence", 2)

@@ -34,7 +34,7 @@ from usi_mate.settings import MAX_TIME_MS
 
 NODES = 3_000_000  # cap a problem: every sampled problem solves far below this
 # problems/generated.sfen: every label was proven within 2 M nodes on a cleared
-# table (scripts/make_problems.py); a reused table needs no more than that.
+# table (scripts.make_problems); a reused table needs no more than that.
 GENERATED_NODES = 5_000_000
 
 GENERATED = load_generated()
@@ -156,7 +156,7 @@ def _generated_with(category):
     return [pytest.param(s, e, i, id=i) for s, e, i, f in GENERATED if category in categories(f)]
 
 
-# The searches of scripts/make_problems.py that decided a generated line's rule
+# The searches of scripts.make_problems that decided a generated line's rule
 # categories (test_make_problems.py checks that these values are the script's):
 # the label's shortest mate on a cleared 64 MB table within 2 M nodes, and the first
 # look with its disproof certificate on a cleared 16 MB table within 300 k nodes.
@@ -490,7 +490,7 @@ MATE1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
 
 def test_stop_from_another_thread_ends_the_search():
     # The node limit is only a safety net so that an ignored stop fails the test
-    # instead of hanging it; the stop latency is measured by scripts/usi_latency.py.
+    # instead of hanging it; the stop latency is measured by scripts.bench_usi --latency.
     limit = 500_000_000
     s = Solver(hash_mb=16)
     t = threading.Timer(0.3, s.stop)

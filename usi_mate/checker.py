@@ -535,7 +535,7 @@ def check(
     across searches); otherwise one of ``hash_mb`` MB is made. ``ignore_futile_interpositions``
     (default) leaves futile interpositions out as the answer does; False counts every reply.
     ``defences=False`` asks only about the attacker's moves (cooks); ``attacks=False`` only about
-    the defender's (is the main line's defence the longest? ``scripts/audit_lines.py`` asks that of
+    the defender's (is the main line's defence the longest? ``scripts.audit_lines`` asks that of
     every engine's answers). ``main_search=False`` with a given ``line``: no search of the problem
     itself (it is there to compare with the given line and to fill the table; ``result`` is then
     None). ``main_result``: the solver's result for ``position`` when the caller already has it (the
