@@ -4,6 +4,7 @@
 // (defender, in check) expand evasions. One translation unit on purpose: the
 // compiler inlines init_child and expand into the hot loop.
 #include <algorithm>
+#include <utility>
 
 #include "scoped_move.h"
 #include "worker.h"
@@ -293,6 +294,77 @@ void Worker::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t
   }
 }
 
+namespace {
+
+// The children's values at a node: the best child (by pn at OR nodes, dn at
+// AND nodes), the best and second-best values, and the sum of the other number.
+struct Selection {
+  uint32_t min_v = PN_INF, second = PN_INF;
+  uint64_t sum = 0;
+  int best = -1;
+};
+
+inline Selection select_child(const SearchFrame& f, int n, bool or_node, bool tie_last) {
+  Selection s;
+  for (int i = 0; i < n; ++i) {
+    const ChildNode& c = f.child[i];
+    if (c.delayed) continue;
+    uint32_t v = or_node ? c.pn : c.dn;
+    uint32_t w = or_node ? c.dn : c.pn;
+    s.sum += w;
+    // Of equally good checks a drop goes first (they are generated board
+    // moves first): Microcosmos' first proof is then 1529 plies, not 1585,
+    // for the same nodes (DFPN.md, "df-pn").
+    bool better = v < s.min_v || s.best < 0;
+    if (!better && v == s.min_v) better = tie_last || (or_node && is_drop(c.move) && !is_drop(f.child[s.best].move));
+    if (better) {
+      s.second = s.min_v;
+      s.min_v = v;
+      s.best = i;
+    } else if (v < s.second) {
+      s.second = v;
+    }
+  }
+  return s;
+}
+
+// The best child's thresholds (pn, dn) from the node's and its siblings'.
+inline std::pair<uint32_t, uint32_t> child_thresholds(const Selection& s, uint32_t sum_v, uint32_t w_best, bool or_node,
+                                                      uint32_t th_pn, uint32_t th_dn, uint32_t eps_shift) {
+  uint32_t th_min = or_node ? th_pn : th_dn;
+  uint32_t th_sum = or_node ? th_dn : th_pn;
+  // 1+epsilon trick (Pawlewicz & Lew): stay in the best child until it is a
+  // quarter worse than the second best, not just one worse; this cuts the
+  // thrashing between siblings of similar value.
+  uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(s.second) + std::max<uint32_t>(1, s.second >> eps_shift));
+  // An infinite threshold stays infinite: with the siblings' sum clamped just below
+  // PN_INF, th_sum - sum_v + w_best left the child one above its own value, and
+  // it returned after every step (新扇詰: one OR node re-entered its best child
+  // 131 k times in a row, a 40-ply walk each time, and no first proof in 25 s).
+  uint64_t child_th_sum = th_sum >= PN_INF ? PN_INF : std::min<uint64_t>(PN_INF, uint64_t(th_sum) - sum_v + w_best);
+  return {uint32_t(or_node ? child_th_min : child_th_sum), uint32_t(or_node ? child_th_sum : child_th_min)};
+}
+
+}  // namespace
+
+// A node with no plies left: nothing fits but a mate already on the board
+// (or, ignoring futile interpositions, a check that only they can answer).
+NodeValue Worker::no_plies_left(int ply, bool or_node, uint64_t path_key) {
+  Hand u = HAND_ZERO;
+  bool mated = false;
+  if (!or_node) {
+    // The ply's frame, not a local: a 2.4 KB MoveList in mid()'s stack frame
+    // would cost 10 MB of stack at the 4000-ply depth limit.
+    MoveList& evasions = frame(ply).moves;
+    generate_evasions(*pos_, evasions);
+    mated = evasions.size == 0 || (futility_.enabled() && futility_.only_futile_evasions(ply, path_key, evasions, &u));
+  }
+  NodeValue out = mated ? NodeValue{0, PN_INF, and_node_proof_hand(*pos_, attacker_, u), 0, false}
+                        : NodeValue{PN_INF, 0, attacker_hand(), uint16_t(or_node ? 1 : 2), false};
+  if (mated) tt_->store(tt_key(), out.hand, 0, PN_INF, 0, 1);
+  return out;
+}
+
 NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget) {
   NodeValue out;
   if (ply > seen_.max_ply) seen_.max_ply = ply;
@@ -303,24 +375,7 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     return out;
   }
   bool or_node = pos_->side_to_move() == attacker_;
-  if (budget == 0) {
-    // Nothing fits in zero plies but a mate already on the board (or, ignoring
-    // futile interpositions, a check that only they can answer).
-    Hand u = HAND_ZERO;
-    bool mated = false;
-    if (!or_node) {
-      // The ply's frame, not a local: a 2.4 KB MoveList in mid()'s stack frame
-      // would cost 10 MB of stack at the 4000-ply depth limit.
-      MoveList& evasions = frame(ply).moves;
-      generate_evasions(*pos_, evasions);
-      mated =
-          evasions.size == 0 || (futility_.enabled() && futility_.only_futile_evasions(ply, path_key, evasions, &u));
-    }
-    out = mated ? NodeValue{0, PN_INF, and_node_proof_hand(*pos_, attacker_, u), 0, false}
-                : NodeValue{PN_INF, 0, attacker_hand(), uint16_t(or_node ? 1 : 2), false};
-    if (mated) tt_->store(tt_key(), out.hand, 0, PN_INF, 0, 1);
-    return out;
-  }
+  if (budget == 0) return no_plies_left(ply, or_node, path_key);
   uint64_t nodes_start = nodes_;
   SearchFrame& f = frame(ply);
   f.budget = budget;
@@ -330,30 +385,9 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
   uint32_t pn = 1, dn = 1;
   for (;;) {
     // OR: pn = min child pn, dn = sum child dn. AND: the other way round.
-    uint32_t min_v = PN_INF, second = PN_INF;
-    uint64_t sum = 0;
-    int best = -1;
-    for (int i = 0; i < n; ++i) {
-      const ChildNode& c = f.child[i];
-      if (c.delayed) continue;
-      uint32_t v = or_node ? c.pn : c.dn;
-      uint32_t w = or_node ? c.dn : c.pn;
-      sum += w;
-      // Of equally good checks a drop goes first (they are generated board
-      // moves first): Microcosmos' first proof is then 1529 plies, not 1585,
-      // for the same nodes (DFPN.md, "df-pn").
-      bool better = v < min_v || best < 0;
-      if (!better && v == min_v)
-        better = order_.tie_last || (or_node && is_drop(c.move) && !is_drop(f.child[best].move));
-      if (better) {
-        second = min_v;
-        min_v = v;
-        best = i;
-      } else if (v < second) {
-        second = v;
-      }
-    }
-    uint32_t sum_v = min_v == 0 ? PN_INF : uint32_t(std::min<uint64_t>(sum, PN_INF - 1));
+    Selection s = select_child(f, n, or_node, order_.tie_last);
+    uint32_t min_v = s.min_v;
+    uint32_t sum_v = min_v == 0 ? PN_INF : uint32_t(std::min<uint64_t>(s.sum, PN_INF - 1));
     if (n == 0) {
       min_v = PN_INF;
       sum_v = 0;
@@ -372,23 +406,8 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     }
     if (pn >= th_pn || dn >= th_dn || monitor_.should_stop(nodes_)) break;
 
-    ChildNode& c = f.child[best];
-    uint32_t th_min = or_node ? th_pn : th_dn;
-    uint32_t th_sum = or_node ? th_dn : th_pn;
-    uint32_t w_best = or_node ? c.dn : c.pn;
-    // 1+epsilon trick (Pawlewicz & Lew): stay in the best child until it is a
-    // quarter worse than the second best, not just one worse; this cuts the
-    // thrashing between siblings of similar value.
-    uint64_t child_th_min =
-        std::min<uint64_t>(th_min, uint64_t(second) + std::max<uint32_t>(1, second >> order_.eps_shift));
-    // An infinite threshold stays infinite: with the siblings' sum clamped just below
-    // PN_INF, th_sum - sum_v + w_best left the child one above its own value, and
-    // it returned after every step (新扇詰: one OR node re-entered its best child
-    // 131 k times in a row, a 40-ply walk each time, and no first proof in 25 s).
-    uint64_t child_th_sum = th_sum >= PN_INF ? PN_INF : std::min<uint64_t>(PN_INF, uint64_t(th_sum) - sum_v + w_best);
-    uint32_t cth_pn = uint32_t(or_node ? child_th_min : child_th_sum);
-    uint32_t cth_dn = uint32_t(or_node ? child_th_sum : child_th_min);
-
+    ChildNode& c = f.child[s.best];
+    auto [cth_pn, cth_dn] = child_thresholds(s, sum_v, or_node ? c.dn : c.pn, or_node, th_pn, th_dn, order_.eps_shift);
     NodeValue r;
     {
       ScopedMove child(*pos_, path_, c.move);
@@ -400,7 +419,7 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     c.hand = r.hand;
     c.mate_len = r.mate_len;
     c.path_dependent = r.path_dependent;
-    if (!or_node && r.pn == 0 && is_drop(c.move)) activate_next_drop(f, n, best, or_node, path_key, ply);
+    if (!or_node && r.pn == 0 && is_drop(c.move)) activate_next_drop(f, n, s.best, or_node, path_key, ply);
   }
   uint64_t spent = nodes_ - nodes_start;
   finalize(f, n, or_node, pn, dn, path_key, uint32_t(std::min<uint64_t>(spent, 0xffffffffu)), out);

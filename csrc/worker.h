@@ -60,6 +60,7 @@ class Worker {
   NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget);
   // mid() with infinite thresholds: runs until the node is resolved or the budget is spent.
   NodeValue prove(int ply, uint64_t path_key, uint16_t budget) { return mid(ply, PN_INF, PN_INF, path_key, budget); }
+  NodeValue no_plies_left(int ply, bool or_node, uint64_t path_key);
   void expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n);
   void init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, MoveList& scratch, uint16_t budget);
   void activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply);
