@@ -86,22 +86,11 @@ void Position::remove_piece(Square s) {
   if (type_of(p) == KING) king_sq_[color_of(p)] = SQ_NONE;
 }
 
-void Position::set_sfen(const std::string& input) {
-  std::istringstream ss(input);
-  std::string board, side, hands, ply, extra;
-  ss >> board >> side >> hands;
-  if (board.empty() || side.empty() || hands.empty())
-    throw std::invalid_argument("SFEN needs at least three fields (board, side to move, hands): '" + input + "'");
-  bool has_ply = bool(ss >> ply);
-  // Text after the move number is reported after the fields themselves are
-  // checked: a space inside the board shifts every field, and the board's error
-  // says so where "unexpected text" would name the move number.
-  bool has_extra = bool(ss >> extra);
-
-  // Parse into locals first so that a failure leaves *this untouched.
-  Piece b[SQ_NB];
+namespace {
+// The board field into b (by square) and counts (pieces by unpromoted type,
+// kings apart: at most one a side).
+void parse_board_field(const std::string& board, Piece (&b)[SQ_NB], int (&counts)[8]) {
   for (auto& p : b) p = NO_PIECE;
-  int counts[8] = {0};
   int kings[2] = {0, 0};
   int rank = 0, file = 8;  // file index 8 = file 9, read left to right
   bool promote = false;
@@ -145,41 +134,53 @@ void Position::set_sfen(const std::string& input) {
   }
   if (promote) throw std::invalid_argument("'+' at the end of the board field");
   if (rank != 8 || file != -1) throw std::invalid_argument("the board field must have 9 ranks of 9 squares");
+}
 
+Color parse_side_field(const std::string& side) {
   if (side != "b" && side != "w") throw std::invalid_argument("side to move must be 'b' or 'w', not '" + side + "'");
+  return side == "b" ? BLACK : WHITE;
+}
 
-  Hand h[2] = {HAND_ZERO, HAND_ZERO};
-  if (hands != "-") {
-    int n = 0;
-    bool has_n = false;
-    for (char ch : hands) {
-      if (ch >= '0' && ch <= '9') {
-        n = n * 10 + (ch - '0');
-        has_n = true;
-        if (n > 18) throw std::invalid_argument("hand count too large in '" + hands + "'");
-        continue;
-      }
-      PieceType pt = type_from_char(ch);
-      if (pt == NO_PIECE_TYPE || pt == KING)
-        throw std::invalid_argument(std::string("bad piece '") + ch + "' in the hands field '" + hands + "'");
-      if (has_n && n == 0) throw std::invalid_argument("zero count in the hands field '" + hands + "'");
-      int k = has_n ? n : 1;
-      Color c = std::isupper(static_cast<unsigned char>(ch)) ? BLACK : WHITE;
-      if (hand_count(h[c], pt) + k > HAND_MAX[pt])
-        throw std::invalid_argument("too many pieces of one type in the hands field '" + hands + "'");
-      h[c] = hand_add(h[c], pt, k);
-      counts[pt] += k;
-      n = 0;
-      has_n = false;
+// The hands field ("-" or counted piece letters) into h, adding to counts.
+void parse_hands_field(const std::string& hands, Hand (&h)[2], int (&counts)[8]) {
+  h[BLACK] = h[WHITE] = HAND_ZERO;
+  if (hands == "-") return;
+  int n = 0;
+  bool has_n = false;
+  for (char ch : hands) {
+    if (ch >= '0' && ch <= '9') {
+      n = n * 10 + (ch - '0');
+      has_n = true;
+      if (n > 18) throw std::invalid_argument("hand count too large in '" + hands + "'");
+      continue;
     }
-    if (has_n) throw std::invalid_argument("hands field '" + hands + "' ends with a number");
+    PieceType pt = type_from_char(ch);
+    if (pt == NO_PIECE_TYPE || pt == KING)
+      throw std::invalid_argument(std::string("bad piece '") + ch + "' in the hands field '" + hands + "'");
+    if (has_n && n == 0) throw std::invalid_argument("zero count in the hands field '" + hands + "'");
+    int k = has_n ? n : 1;
+    Color c = std::isupper(static_cast<unsigned char>(ch)) ? BLACK : WHITE;
+    if (hand_count(h[c], pt) + k > HAND_MAX[pt])
+      throw std::invalid_argument("too many pieces of one type in the hands field '" + hands + "'");
+    h[c] = hand_add(h[c], pt, k);
+    counts[pt] += k;
+    n = 0;
+    has_n = false;
   }
+  if (has_n) throw std::invalid_argument("hands field '" + hands + "' ends with a number");
+}
+
+// Board and hands together hold no more of a type than a full set.
+void check_piece_counts(const int (&counts)[8]) {
   for (int pt = PAWN; pt < KING; ++pt)
     if (counts[pt] > kFullSet[pt])
       throw std::invalid_argument(std::string("more ") + kPieceChars[pt] + " pieces than a full set has (" +
                                   std::to_string(counts[pt]) + " > " + std::to_string(kFullSet[pt]) + ")");
-  // Pieces that could never move again, and two unpromoted pawns of one side on
-  // a file: no game reaches such a board, and the move generator assumes neither.
+}
+
+// Pieces that could never move again, and two unpromoted pawns of one side on
+// a file: no game reaches such a board, and the move generator assumes neither.
+void check_reachable_board(const Piece (&b)[SQ_NB]) {
   for (Square s = 0; s < SQ_NB; ++s) {
     Piece p = b[s];
     if (p == NO_PIECE) continue;
@@ -197,16 +198,41 @@ void Position::set_sfen(const std::string& input) {
         throw std::invalid_argument(std::string("two unpromoted ") + (c == BLACK ? "black" : "white") +
                                     " pawns on file " + std::to_string(f + 1) + " (nifu)");
     }
-  // The move number saturates at kMaxMoveNumber, as sfen() writes it: every
-  // number either produces is read back (a GUI may send 999999998 and moves).
-  int start_ply = 1;
-  if (has_ply) {
-    if (ply.find_first_not_of("0123456789") != std::string::npos)
-      throw std::invalid_argument("move number must be a non-negative integer, not '" + ply.substr(0, 20) + "'");
-    int64_t n = 0;
-    for (char ch : ply) n = std::min<int64_t>(n * 10 + (ch - '0'), kMaxMoveNumber);
-    start_ply = int(n);
-  }
+}
+
+// The move number saturates at kMaxMoveNumber, as sfen() writes it: every
+// number either produces is read back (a GUI may send 999999998 and moves).
+int parse_move_number(const std::string& ply) {
+  if (ply.find_first_not_of("0123456789") != std::string::npos)
+    throw std::invalid_argument("move number must be a non-negative integer, not '" + ply.substr(0, 20) + "'");
+  int64_t n = 0;
+  for (char ch : ply) n = std::min<int64_t>(n * 10 + (ch - '0'), Position::kMaxMoveNumber);
+  return int(n);
+}
+}  // namespace
+
+void Position::set_sfen(const std::string& input) {
+  std::istringstream ss(input);
+  std::string board, side, hands, ply, extra;
+  ss >> board >> side >> hands;
+  if (board.empty() || side.empty() || hands.empty())
+    throw std::invalid_argument("SFEN needs at least three fields (board, side to move, hands): '" + input + "'");
+  bool has_ply = bool(ss >> ply);
+  // Text after the move number is reported after the fields themselves are
+  // checked: a space inside the board shifts every field, and the board's error
+  // says so where "unexpected text" would name the move number.
+  bool has_extra = bool(ss >> extra);
+
+  // Parse into locals first so that a failure leaves *this untouched.
+  Piece b[SQ_NB];
+  int counts[8] = {0};
+  parse_board_field(board, b, counts);
+  Color to_move = parse_side_field(side);
+  Hand h[2];
+  parse_hands_field(hands, h, counts);
+  check_piece_counts(counts);
+  check_reachable_board(b);
+  int start_ply = has_ply ? parse_move_number(ply) : 1;
   if (has_extra) throw std::invalid_argument("unexpected text after the SFEN: '" + extra + "'");
 
   clear();
@@ -214,7 +240,7 @@ void Position::set_sfen(const std::string& input) {
     if (b[s] != NO_PIECE) put_piece(b[s], s);
   hand_[BLACK] = h[BLACK];
   hand_[WHITE] = h[WHITE];
-  side_ = side == "b" ? BLACK : WHITE;
+  side_ = to_move;
   start_ply_ = start_ply;
   compute_state_from_scratch();
 }
