@@ -154,6 +154,56 @@ TTResult TranspositionTable::probe(uint64_t key, Hand hand, uint16_t budget, boo
   return r;
 }
 
+// A new proof or disproof makes the entries it covers redundant: the first
+// becomes its slot (returned, null when none), the others are emptied (in the
+// partner too, where this cluster's resolved entries may have moved).
+inline TTEntry* TranspositionTable::sweep_covered(Cluster& c, uint64_t i, uint64_t key, Hand hand, uint32_t pn,
+                                                  uint16_t mate_len) {
+  TTEntry* slot = nullptr;
+  auto sweep = [&](Cluster& k) {
+    for (TTEntry& e : k.e) {
+      if (e.key != key || !covered(e, hand, pn, mate_len)) continue;
+      if (slot) {
+        e.key = 0;
+        if (!shared_) --used_;
+      } else {
+        slot = &e;
+      }
+    }
+  };
+  sweep(c);
+  if (c.spilled()) sweep(*partner(i));
+  return slot;
+}
+
+// A slot for an entry the cluster has none of: an empty slot, else the entry
+// worth least: older searches' first, then unresolved before resolved, then
+// the least work.
+inline TTEntry* TranspositionTable::replacement_slot(Cluster& c, uint64_t i) {
+  auto least = [&](Cluster& k) {
+    TTEntry* m = &k.e[0];
+    for (TTEntry& e : k.e) {
+      if (e.key == 0) return &e;
+      if (worth(e) < worth(*m)) m = &e;
+    }
+    return m;
+  };
+  TTEntry* slot = least(c);
+  // A resolved entry of this search moves to the partner over an entry
+  // worth less there, rather than leave the table.
+  constexpr uint64_t kCurrentResolved = uint64_t(3) << 32;
+  Cluster* p = partner(i);
+  if (p && slot->key != 0 && worth(*slot) >= kCurrentResolved) {
+    TTEntry* to = least(*p);
+    if (to->key == 0 || worth(*to) < worth(*slot)) {
+      if (!to->key && !shared_) ++used_;
+      to->set(slot->key, slot->hand, slot->pn, slot->dn, slot->mate_len, slot->amount, slot->generation);
+      c.e[kSpillSlot].aux.store(1, std::memory_order_relaxed);
+    }
+  }
+  return slot;
+}
+
 void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn, uint16_t mate_len, uint32_t amount) {
   if (!dirty_.load(std::memory_order_relaxed)) dirty_.store(true, std::memory_order_relaxed);
   uint64_t i = index(key);
@@ -161,22 +211,7 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
   ClusterLock lock(*this, i);
   TTEntry* slot = nullptr;
   if (pn == 0 || dn == 0) {
-    // A new proof or disproof makes the entries it covers redundant: the
-    // first becomes its slot, the others are emptied (in the partner too,
-    // where this cluster's resolved entries may have moved).
-    auto sweep = [&](Cluster& k) {
-      for (TTEntry& e : k.e) {
-        if (e.key != key || !covered(e, hand, pn, mate_len)) continue;
-        if (slot) {
-          e.key = 0;
-          if (!shared_) --used_;
-        } else {
-          slot = &e;
-        }
-      }
-    };
-    sweep(c);
-    if (c.spilled()) sweep(*partner(i));
+    slot = sweep_covered(c, i, key, hand, pn, mate_len);
   } else {
     for (TTEntry& e : c.e)
       if (e.key == key && e.hand == hand && e.pn != 0 && e.dn != 0) {
@@ -184,31 +219,7 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
         break;
       }
   }
-  if (!slot) {
-    // An empty slot, else replace the entry worth least: older searches'
-    // first, then unresolved before resolved, then the least work.
-    auto least = [&](Cluster& k) {
-      TTEntry* m = &k.e[0];
-      for (TTEntry& e : k.e) {
-        if (e.key == 0) return &e;
-        if (worth(e) < worth(*m)) m = &e;
-      }
-      return m;
-    };
-    slot = least(c);
-    // A resolved entry of this search moves to the partner over an entry
-    // worth less there, rather than leave the table.
-    constexpr uint64_t kCurrentResolved = uint64_t(3) << 32;
-    Cluster* p = partner(i);
-    if (p && slot->key != 0 && worth(*slot) >= kCurrentResolved) {
-      TTEntry* to = least(*p);
-      if (to->key == 0 || worth(*to) < worth(*slot)) {
-        if (!to->key && !shared_) ++used_;
-        to->set(slot->key, slot->hand, slot->pn, slot->dn, slot->mate_len, slot->amount, slot->generation);
-        c.e[kSpillSlot].aux.store(1, std::memory_order_relaxed);
-      }
-    }
-  }
+  if (!slot) slot = replacement_slot(c, i);
   if (!slot->key && !shared_) ++used_;
   slot->set(key, hand, pn, dn, mate_len, amount, generation_);
   if (!shared_ && count_ < capacity_ && used_ * kGrowLoad > count_ * kClusterSize)

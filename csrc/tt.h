@@ -167,6 +167,9 @@ class TranspositionTable {
   // Puts an entry moved by grow() in its cluster: an empty slot there, a
   // resolved entry in the partner's, else over the entry worth least there.
   void place(const TTEntry& e);
+  // store()'s choice of slot, in tt.cpp (inline there: store is the search's hot path).
+  inline TTEntry* sweep_covered(Cluster& c, uint64_t i, uint64_t key, Hand hand, uint32_t pn, uint16_t mate_len);
+  inline TTEntry* replacement_slot(Cluster& c, uint64_t i);
   uint64_t worth(const TTEntry& e) const {
     // What replacement keeps: this search's entries first, then resolved
     // before unresolved, then the most work.
