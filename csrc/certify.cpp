@@ -32,6 +32,20 @@ struct Worker::CertifyWork {
   std::unordered_set<uint64_t> independent;    // positions certified without leaning on the path
   std::vector<Move> moves;                     // the walk's path from the root
   DisproofCertificate* out = nullptr;
+
+  // Records the first position where the walk failed, with the moves that lead there.
+  void fail_at(const Position& pos) {
+    if (!out->failed_at.empty()) return;
+    out->failed_at = pos.sfen();
+    out->failed_path = moves;
+  }
+};
+
+// A defender reply and its place in the order certify_and tries them.
+struct Worker::CertifyReply {
+  Move m;
+  int rank;
+  uint32_t dn;
 };
 
 // Each returns the smallest ply of a path position that the subtree's
@@ -74,37 +88,15 @@ int Worker::certify_or(int ply, uint64_t path_key, CertifyWork& w) {
   return low;
 }
 
-int Worker::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
-  uint64_t fk = pos_->full_key();
-  if (w.independent.count(fk)) return INT_MAX;
-  ++nodes_;  // a walked position counts against the certificate's budget
-  if (monitor_.should_stop(nodes_)) {
-    w.incomplete = true;
-    return -1;
-  }
-  auto evasions = std::make_unique<MoveList>();
-  generate_evasions(*pos_, *evasions);
-  const MoveList& list = *evasions;
-  if (list.size == 0) {
-    // Mate on the board: the "no mate" above was wrong.
-    if (w.out->failed_at.empty()) {
-      w.out->failed_at = pos_->sfen();
-      w.out->failed_path = w.moves;
-    }
-    return -1;
-  }
-  // Order the replies: repetitions first (they need no subtree), then what the
-  // table disproves, then path-dependent results, then the rest by disproof number.
-  struct Candidate {
-    Move m;
-    int rank;
-    uint32_t dn;
-  };
-  std::vector<Candidate> cands;
-  for (Move m : list) {
+// Order the replies: repetitions first (they need no subtree), then what the
+// table disproves, then path-dependent results, then the rest by disproof number.
+std::vector<Worker::CertifyReply> Worker::order_certify_replies(const MoveList& evasions, uint64_t path_key,
+                                                                const CertifyWork& w) {
+  std::vector<CertifyReply> cands;
+  for (Move m : evasions) {
     ScopedMove child(*pos_, m);
     uint64_t ck = child.key();
-    Candidate c{m, 3, PN_INF};
+    CertifyReply c{m, 3, PN_INF};
     if (w.path_ply.count(ck)) {
       c.rank = 0;
     } else {
@@ -120,41 +112,63 @@ int Worker::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
     }
     cands.push_back(c);
   }
-  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+  std::stable_sort(cands.begin(), cands.end(), [](const CertifyReply& a, const CertifyReply& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.dn < b.dn;
   });
+  return cands;
+}
+
+// One defender reply of certify_and: the smallest path ply its subtree refers
+// to, or -1. With research (the second pass: the table does not settle the
+// reply), it is first searched again within kCertifyResearchNodes.
+int Worker::certify_reply(int ply, uint64_t path_key, Move m, bool research, CertifyWork& w) {
+  ScopedMove child(*pos_, m);
+  uint64_t ck = child.key();
+  auto rep = w.path_ply.find(ck);
+  if (rep != w.path_ply.end()) return rep->second;
+  int r = -1;
+  path_.insert(ck);
+  bool disproven = true;
+  if (research) {
+    {
+      auto budget = monitor_.nested(nodes_, kCertifyResearchNodes);
+      disproven = prove(ply + 1, path_key ^ ck, BUDGET_NONE).dn == 0;
+    }
+    if (monitor_.should_stop(nodes_)) w.incomplete = true;  // the certificate's own budget
+  }
+  if (disproven && !w.incomplete) {
+    w.path_ply[ck] = ply + 1;
+    w.moves.push_back(m);
+    r = certify_or(ply + 1, path_key ^ ck, w);
+    w.moves.pop_back();
+    w.path_ply.erase(ck);
+  }
+  path_.erase(ck);
+  return r;
+}
+
+int Worker::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
+  uint64_t fk = pos_->full_key();
+  if (w.independent.count(fk)) return INT_MAX;
+  ++nodes_;  // a walked position counts against the certificate's budget
+  if (monitor_.should_stop(nodes_)) {
+    w.incomplete = true;
+    return -1;
+  }
+  auto evasions = std::make_unique<MoveList>();
+  generate_evasions(*pos_, *evasions);
+  if (evasions->size == 0) {
+    // Mate on the board: the "no mate" above was wrong.
+    w.fail_at(*pos_);
+    return -1;
+  }
+  std::vector<CertifyReply> cands = order_certify_replies(*evasions, path_key, w);
   for (int pass = 0; pass < 2; ++pass) {
-    for (const Candidate& c : cands) {
+    for (const CertifyReply& c : cands) {
       if (w.incomplete) return -1;
       // First pass: what the table settles; second: re-search the rest.
       if ((pass == 0) != (c.rank <= 2)) continue;
-      int r = -1;
-      {
-        ScopedMove child(*pos_, c.m);
-        uint64_t ck = child.key();
-        auto rep = w.path_ply.find(ck);
-        if (rep != w.path_ply.end()) {
-          r = rep->second;
-        } else {
-          path_.insert(ck);
-          bool disproven = true;
-          if (pass == 1) {
-            {
-              auto budget = monitor_.nested(nodes_, kCertifyResearchNodes);
-              disproven = prove(ply + 1, path_key ^ ck, BUDGET_NONE).dn == 0;
-            }
-            if (monitor_.should_stop(nodes_)) w.incomplete = true;  // the certificate's own budget
-          }
-          if (disproven && !w.incomplete) {
-            w.path_ply[ck] = ply + 1;
-            w.moves.push_back(c.m);
-            r = certify_or(ply + 1, path_key ^ ck, w);
-            w.moves.pop_back();
-            w.path_ply.erase(ck);
-          }
-          path_.erase(ck);
-        }
-      }
+      int r = certify_reply(ply, path_key, c.m, pass == 1, w);
       if (r >= 0) {
         w.out->refutations.emplace_back(pos_->sfen(), c.m);
         if (r >= ply) w.independent.insert(fk);
@@ -162,10 +176,7 @@ int Worker::certify_and(int ply, uint64_t path_key, CertifyWork& w) {
       }
     }
   }
-  if (!w.incomplete && w.out->failed_at.empty()) {
-    w.out->failed_at = pos_->sfen();
-    w.out->failed_path = w.moves;
-  }
+  if (!w.incomplete) w.fail_at(*pos_);
   return -1;
 }
 

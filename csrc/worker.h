@@ -76,6 +76,9 @@ class Worker {
   int certify_or(int ply, uint64_t path_key, CertifyWork& w);
   int certify_and(int ply, uint64_t path_key, CertifyWork& w);
   void certify_no_mate(uint64_t root_key, DisproofCertificate& out);
+  struct CertifyReply;
+  std::vector<CertifyReply> order_certify_replies(const MoveList& evasions, uint64_t path_key, const CertifyWork& w);
+  int certify_reply(int ply, uint64_t path_key, Move m, bool research, CertifyWork& w);
 
   TranspositionTable* tt_;
   RepetitionTable rep_table_;
