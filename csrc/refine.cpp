@@ -173,16 +173,18 @@ bool TreeRefiner::walk(int ply, uint64_t path_key, Value& out) {
   return ok;
 }
 
-bool TreeRefiner::walk_or(int ply, uint64_t path_key, Value& out) {
-  struct Cand {
-    Move move;
-    uint16_t len;  // walked this pass: its value; else an estimate (an earlier pass's value, or the recorded length)
-    int spare;
-    bool walked;
-  };
+struct TreeRefiner::CheckCand {
+  Move move;
+  uint16_t len;  // walked this pass: its value; else an estimate (an earlier pass's value, or the recorded length)
+  int spare;
+  bool walked;
+};
+
+// walk_or's candidates: the checks the table proves, after a tiny search of
+// each it has hardly tried. False when the enclosing budget ran out.
+bool TreeRefiner::proven_checks(int ply, uint64_t path_key, std::vector<CheckCand>& cands) {
   MoveList checks;
   generate_checks(*s_.pos_, checks);
-  std::vector<Cand> cands;
   cands.reserve(size_t(checks.size));
   for (Move m : checks) {
     ScopedMove child(*s_.pos_, m);
@@ -211,30 +213,42 @@ bool TreeRefiner::walk_or(int ply, uint64_t path_key, Value& out) {
       t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
     }
     if (!(t.found && t.pn == 0)) continue;
-    Cand c{m, t.mate_len, 1 << 29, false};
+    CheckCand c{m, t.mate_len, 1 << 29, false};
     if (Memo::Slot* e = memo_->find(child.key())) {
       c.len = std::min(c.len, e->value.len);
       c.spare = e->value.spare;
     }
     cands.push_back(c);
   }
+  return true;
+}
+
+// The index of the best candidate, -1 when none has a mate.
+int TreeRefiner::best_check(const std::vector<CheckCand>& cands) {
+  int best = -1;
+  for (int i = 0; i < int(cands.size()); ++i) {
+    const CheckCand& c = cands[size_t(i)];
+    if (c.len >= LEN_INF) continue;
+    if (best < 0) {
+      best = i;
+      continue;
+    }
+    const CheckCand& b = cands[size_t(best)];
+    // The shortest; among equals the one walked, then the fewest spare pieces.
+    bool better = c.len != b.len ? c.len < b.len : c.walked != b.walked ? c.walked : c.spare < b.spare;
+    if (better) best = i;
+  }
+  return best;
+}
+
+bool TreeRefiner::walk_or(int ply, uint64_t path_key, Value& out) {
+  std::vector<CheckCand> cands;
+  if (!proven_checks(ply, path_key, cands)) return false;
   // Walk the best until the best is one already walked.
   for (;;) {
-    int best = -1;
-    for (int i = 0; i < int(cands.size()); ++i) {
-      const Cand& c = cands[size_t(i)];
-      if (c.len >= LEN_INF) continue;
-      if (best < 0) {
-        best = i;
-        continue;
-      }
-      const Cand& b = cands[size_t(best)];
-      // The shortest; among equals the one walked, then the fewest spare pieces.
-      bool better = c.len != b.len ? c.len < b.len : c.walked != b.walked ? c.walked : c.spare < b.spare;
-      if (better) best = i;
-    }
+    int best = best_check(cands);
     if (best < 0) return false;
-    Cand& c = cands[size_t(best)];
+    CheckCand& c = cands[size_t(best)];
     if (c.walked) {
       out.len = add_len(c.len);
       out.spare = c.spare;
@@ -268,16 +282,18 @@ bool TreeRefiner::ensure_proven(int ply, uint64_t path_key) {
   return ok;
 }
 
-bool TreeRefiner::walk_and(int ply, uint64_t path_key, Value& out) {
+struct TreeRefiner::Reply {
+  Move move;
+  uint16_t rec;  // a proven bound of its mate: the table's recorded length (or an earlier pass's walk)
+  Value v;
+  bool walked;
+};
+
+// walk_and's replies, each with a proof in the table (proved again where it
+// was lost). False when one cannot be proven or repeats a position of the path.
+bool TreeRefiner::proven_replies(int ply, uint64_t path_key, std::vector<Reply>& replies) {
   MoveList evasions;
   generate_evasions(*s_.pos_, evasions);
-  struct Reply {
-    Move move;
-    uint16_t rec;  // a proven bound of its mate: the table's recorded length (or an earlier pass's walk)
-    Value v;
-    bool walked;
-  };
-  std::vector<Reply> replies;
   replies.reserve(size_t(evasions.size));
   for (Move m : evasions) {
     ScopedMove child(*s_.pos_, m);
@@ -295,61 +311,65 @@ bool TreeRefiner::walk_and(int ply, uint64_t path_key, Value& out) {
     if (Memo::Slot* e = memo_->find(child.key())) r.rec = std::min(r.rec, e->value.len);
     replies.push_back(r);
   }
-  // The longest defence decides, so replies are walked longest recorded
-  // first, and one whose recorded length is no longer than the longest line
-  // walked so far is not walked at all: its mate, no longer than the record,
-  // changes neither the node's line nor its bound.
-  uint16_t longest = 0;  // the longest line walked
-  auto walk_replies = [&](bool drops, const uint8_t* futile) -> bool {
-    for (;;) {
-      int next = -1;
-      for (int i = 0; i < int(replies.size()); ++i) {
-        const Reply& r = replies[size_t(i)];
-        if (r.walked || is_drop(r.move) != drops || (futile && futile[i])) continue;
-        if (next < 0 || r.rec > replies[size_t(next)].rec) next = i;
-      }
-      if (next < 0) return true;
-      Reply& r = replies[size_t(next)];
-      r.walked = true;
-      if (r.rec <= longest && longest > 0) {
-        r.v.len = r.rec;  // (not walked: bounded by its record)
-        r.v.spare = -1;
-        continue;
-      }
-      ScopedMove child(*s_.pos_, s_.path_, r.move);
-      if (!walk(ply + 1, path_key ^ child.key(), r.v)) return false;
-      longest = std::max(longest, r.v.len);
-    }
-  };
-  if (!walk_replies(false, nullptr)) return false;
-  // A drop's futility is judged against what the other replies allow (futility.cpp).
-  uint8_t futile[MAX_MOVES] = {0};
-  if (s_.futility_.enabled()) {
-    Move others[MAX_MOVES];
-    uint16_t lens[MAX_MOVES];
-    int n_others = 0;
-    for (const Reply& r : replies)
-      if (!is_drop(r.move)) {
-        others[n_others] = r.move;
-        lens[n_others++] = r.v.len;
-      }
+  return true;
+}
+
+// Walks the replies not yet walked that are drops (or not), skipping those
+// judged futile, longest recorded first; longest is the longest line walked.
+bool TreeRefiner::walk_replies(int ply, uint64_t path_key, std::vector<Reply>& replies, bool drops,
+                               const uint8_t* futile, uint16_t& longest) {
+  for (;;) {
+    int next = -1;
     for (int i = 0; i < int(replies.size()); ++i) {
-      // A drop no longer than the longest line walked decides nothing whether it
-      // counts or not (there is another reply): not judged.
-      if (!is_drop(replies[size_t(i)].move) || (n_others && replies[size_t(i)].rec <= longest)) continue;
-      Hand h = HAND_ZERO;
-      uint64_t n0 = s_.nodes_;
-      futile[i] = s_.futility_.is_futile_among(ply, path_key, replies[size_t(i)].move, others, lens, n_others, &h);
-      stats_.judge_nodes += s_.nodes_ - n0;
-      if (s_.monitor_.exhausted()) return false;
+      const Reply& r = replies[size_t(i)];
+      if (r.walked || is_drop(r.move) != drops || (futile && futile[i])) continue;
+      if (next < 0 || r.rec > replies[size_t(next)].rec) next = i;
     }
+    if (next < 0) return true;
+    Reply& r = replies[size_t(next)];
+    r.walked = true;
+    if (r.rec <= longest && longest > 0) {
+      r.v.len = r.rec;  // (not walked: bounded by its record)
+      r.v.spare = -1;
+      continue;
+    }
+    ScopedMove child(*s_.pos_, s_.path_, r.move);
+    if (!walk(ply + 1, path_key ^ child.key(), r.v)) return false;
+    longest = std::max(longest, r.v.len);
   }
-  if (!walk_replies(true, futile)) return false;
-  // The longest defence among those walked, then the fewest spare pieces. Not
-  // the composers' "no spare pieces first" (line_reader.cpp): on a tree not yet
-  // shortest, a spare piece at a line's end may be an artefact of an attacker
-  // move still to be improved, and it took zukou-001's line to 65 plies
-  // against a longest defence of 69. The line read at the end applies it.
+}
+
+// Marks in futile the drops that are futile interpositions, judged against
+// the walked lines of the replies that are not drops. False when the budget ran out.
+bool TreeRefiner::judge_drops(int ply, uint64_t path_key, const std::vector<Reply>& replies, uint16_t longest,
+                              uint8_t* futile) {
+  Move others[MAX_MOVES];
+  uint16_t lens[MAX_MOVES];
+  int n_others = 0;
+  for (const Reply& r : replies)
+    if (!is_drop(r.move)) {
+      others[n_others] = r.move;
+      lens[n_others++] = r.v.len;
+    }
+  for (int i = 0; i < int(replies.size()); ++i) {
+    // A drop no longer than the longest line walked decides nothing whether it
+    // counts or not (there is another reply): not judged.
+    if (!is_drop(replies[size_t(i)].move) || (n_others && replies[size_t(i)].rec <= longest)) continue;
+    Hand h = HAND_ZERO;
+    uint64_t n0 = s_.nodes_;
+    futile[i] = s_.futility_.is_futile_among(ply, path_key, replies[size_t(i)].move, others, lens, n_others, &h);
+    stats_.judge_nodes += s_.nodes_ - n0;
+    if (s_.monitor_.exhausted()) return false;
+  }
+  return true;
+}
+
+// The longest defence among those walked, then the fewest spare pieces. Not
+// the composers' "no spare pieces first" (line_reader.cpp): on a tree not yet
+// shortest, a spare piece at a line's end may be an artefact of an attacker
+// move still to be improved, and it took zukou-001's line to 65 plies
+// against a longest defence of 69. The line read at the end applies it.
+void TreeRefiner::take_longest_defence(const std::vector<Reply>& replies, const uint8_t* futile, Value& out) const {
   const Reply* pick = nullptr;
   bool counted = false;
   for (int i = 0; i < int(replies.size()); ++i) {
@@ -368,11 +388,27 @@ bool TreeRefiner::walk_and(int ply, uint64_t path_key, Value& out) {
     out.len = 0;
     out.spare = hand_total(s_.attacker_hand());
     out.move = MOVE_NONE;
-    return true;
+    return;
   }
   out.len = add_len(pick->v.len);
   out.spare = pick->v.spare;
   out.move = pick->move;
+}
+
+bool TreeRefiner::walk_and(int ply, uint64_t path_key, Value& out) {
+  std::vector<Reply> replies;
+  if (!proven_replies(ply, path_key, replies)) return false;
+  // The longest defence decides, so replies are walked longest recorded
+  // first, and one whose recorded length is no longer than the longest line
+  // walked so far is not walked at all: its mate, no longer than the record,
+  // changes neither the node's line nor its bound.
+  uint16_t longest = 0;  // the longest line walked
+  if (!walk_replies(ply, path_key, replies, false, nullptr, longest)) return false;
+  // A drop's futility is judged against what the other replies allow (futility.cpp).
+  uint8_t futile[MAX_MOVES] = {0};
+  if (s_.futility_.enabled() && !judge_drops(ply, path_key, replies, longest, futile)) return false;
+  if (!walk_replies(ply, path_key, replies, true, futile, longest)) return false;
+  take_longest_defence(replies, futile, out);
   return true;
 }
 

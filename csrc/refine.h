@@ -71,9 +71,18 @@ class TreeRefiner {
 
  private:
   struct Memo;
+  struct CheckCand;  // a proven check at an attacker node
+  struct Reply;      // a defence at a defender node
   bool walk(int ply, uint64_t path_key, Value& out);
   bool walk_or(int ply, uint64_t path_key, Value& out);
+  bool proven_checks(int ply, uint64_t path_key, std::vector<CheckCand>& cands);
+  static int best_check(const std::vector<CheckCand>& cands);
   bool walk_and(int ply, uint64_t path_key, Value& out);
+  bool proven_replies(int ply, uint64_t path_key, std::vector<Reply>& replies);
+  bool walk_replies(int ply, uint64_t path_key, std::vector<Reply>& replies, bool drops, const uint8_t* futile,
+                    uint16_t& longest);
+  bool judge_drops(int ply, uint64_t path_key, const std::vector<Reply>& replies, uint16_t longest, uint8_t* futile);
+  void take_longest_defence(const std::vector<Reply>& replies, const uint8_t* futile, Value& out) const;
   // A proof of the current position in the table (proving it again, capped, when it was lost).
   bool ensure_proven(int ply, uint64_t path_key);
   bool read_line();
