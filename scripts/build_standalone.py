@@ -71,7 +71,7 @@ def build(onedir: bool, dist: Path) -> Path:
     try:
         import PyInstaller.__main__ as pyinstaller
     except ImportError:
-        sys.exit('PyInstaller is missing: pip install ".[standalone]"')
+        sys.exit('PyInstaller is missing: pip install -e ".[standalone]"')
     pkg = find_package()
     print(f"freezing usi_mate from {pkg}", flush=True)
     with tempfile.TemporaryDirectory(prefix="usi-mate-standalone-") as tmp:
