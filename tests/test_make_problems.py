@@ -82,9 +82,11 @@ def test_knight_setups_check_only_without_promoting():
 
 
 def test_pawn_drop_status_agrees_with_the_oracle():
+    # 8,000 random set-ups (20,000 until issue 45, 3 s): still 32 pawn-drop mates, 57 two-pawn
+    # drops and 2,360 legal drops compared with the oracle, each kind well above the floor.
     rng = random.Random(5)
     seen = {"mate": 0, "legal": 0, "nifu": 0}
-    for _ in range(20_000):
+    for _ in range(8_000):
         setup = make_problems.random_tsume(rng)
         if setup is None:
             continue

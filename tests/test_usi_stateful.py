@@ -13,8 +13,9 @@ position the GUI had set when it sent that ``go``:
 - a rejected or unsearchable position only ever gets ``checkmate timeout`` /
   ``bestmove resign``, never a verdict.
 
-The default run plays about 2,000 steps in 40 sequences (10-20 s); ``-m slow``
-plays about 40,000 in 400.
+The default run plays about 1,250 steps in 25 sequences (4-8 s); ``-m slow``
+plays about 40,000 in 400. (The default run played 40 sequences until issue 45: each of
+the 15 rules is still drawn dozens of times, and the slow run is the thorough one.)
 """
 
 from __future__ import annotations
@@ -274,7 +275,7 @@ _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much]
 
 TestHostileGui = HostileGui.TestCase
 TestHostileGui.settings = settings(
-    max_examples=40, stateful_step_count=50, deadline=None, derandomize=True,
+    max_examples=25, stateful_step_count=50, deadline=None, derandomize=True,
     suppress_health_check=_HEALTH,
 )  # fmt: skip
 
