@@ -124,14 +124,10 @@ bool FutilityJudge::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16
           // resistance), and the memo asks each question once per solve.
           //
           // The sub-search reads only the estimates made under its own
-          // budget. Those the other searches left there (the first proof's,
+          // budget: those the other searches left (the first proof's,
           // unbounded, or a longer attempt's) measure other questions, and
-          // their large proof numbers held the capped sub-search off the
-          // short mate: on yaneuraou mate11-0670 (first proof 23 plies) 1,415
-          // judgements were cut short, each counting a futile drop as
-          // resistance, and "mate within 21" stayed unproven for 20 M nodes;
-          // reading own estimates only, 38 were, and the 11-ply mate was
-          // proven minimal in 1.3 M (BENCHMARKS.md, sixth session).
+          // their large proof numbers held it off the short mate
+          // (docs/FUTILE.md, yaneuraou mate11-0670).
           // "Mate at once" (bound 0): a look at the replies, no search to cap.
           NodeValue v = sub_search(ply + 2, path_key ^ dropped.key() ^ q_key, q_key, bound, bound != 0);
           cut = bound != 0 && s_.monitor_.should_stop(s_.nodes_);  // (a budget-0 look is never cut)
@@ -224,29 +220,12 @@ bool FutilityJudge::is_futile_among(int ply, uint64_t path_key, Move drop, const
         shown = true;
         break;
       }
-      uint16_t b = uint16_t(k - 2);
-      ScopedMove reply(*s_.pos_, others[i]);
-      if (s_.path_.contains(reply.key())) {  // a repetition: its length here is the path's, not the position's
-        unsettled = true;
-        next = std::max<uint16_t>(next, add_len(lens[i]));
-        continue;
-      }
-      TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), b);
-      if (!(t.found && (t.pn == 0 || t.dn == 0))) {
-        NodeValue v = sub_search(ply + 1, path_key ^ reply.key(), reply.key(), b, true);
-        if (s_.monitor_.should_stop(s_.nodes_) && v.pn != 0 && v.dn != 0) return false;  // cut by the enclosing search
-        t.found = v.pn == 0 || v.dn == 0;
-        t.pn = v.pn;
-        t.dn = v.dn;
-        t.mate_len = v.mate_len;
-      }
-      if (t.found && t.dn == 0) {
+      Answer a = ask_reply(ply, path_key, others[i], uint16_t(k - 2), lens[i]);
+      if (a == Answer::Cut) return false;  // cut by the enclosing search
+      if (a == Answer::NoShorter) {
         shown = true;
-      } else if (t.found && t.pn == 0) {
-        lens[i] = std::min(lens[i], t.mate_len);
-        next = std::max<uint16_t>(next, add_len(lens[i]));
       } else {
-        unsettled = true;
+        unsettled |= a == Answer::Open;
         next = std::max<uint16_t>(next, add_len(lens[i]));
       }
     }
@@ -266,6 +245,30 @@ bool FutilityJudge::is_futile_among(int ply, uint64_t path_key, Move drop, const
   }
   memo_.put(memo_key, j, j == kFutile ? *proof_hand : HAND_ZERO);
   return j == kFutile;
+}
+
+// "Mate within b?" after the defender's `reply` (the position P of a
+// judgement, ply plies below the root): NoShorter when there is none, Mate
+// (`len` lowered to the mate's length) when there is, Open when a sub-search
+// capped as a judgement's leaves it undecided or the reply repeats a position
+// on the path (its length there is the path's, not the position's), Cut when
+// the enclosing search's budget ended the sub-search.
+FutilityJudge::Answer FutilityJudge::ask_reply(int ply, uint64_t path_key, Move reply, uint16_t b, uint16_t& len) {
+  ScopedMove child(*s_.pos_, reply);
+  if (s_.path_.contains(child.key())) return Answer::Open;
+  TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), b);
+  if (!(t.found && (t.pn == 0 || t.dn == 0))) {
+    NodeValue v = sub_search(ply + 1, path_key ^ child.key(), child.key(), b, true);
+    if (s_.monitor_.should_stop(s_.nodes_) && v.pn != 0 && v.dn != 0) return Answer::Cut;
+    t.found = v.pn == 0 || v.dn == 0;
+    t.pn = v.pn;
+    t.dn = v.dn;
+    t.mate_len = v.mate_len;
+  }
+  if (t.found && t.dn == 0) return Answer::NoShorter;
+  if (!(t.found && t.pn == 0)) return Answer::Open;
+  len = std::min(len, t.mate_len);
+  return Answer::Mate;
 }
 
 // True when the defender (to move, in check) has replies, none of them a king

@@ -166,6 +166,8 @@ class FutilityJudge {
   // plies below the root) proven within `bound`, under the cap when `capped`,
   // reading only the estimates made under its own budget.
   NodeValue sub_search(int ply, uint64_t path_key, uint64_t key, uint16_t bound, bool capped);
+  enum class Answer { NoShorter, Mate, Open, Cut };
+  Answer ask_reply(int ply, uint64_t path_key, Move reply, uint16_t b, uint16_t& len);
   Worker& s_;
   FutilityMemo memo_;
   bool enabled_ = false;
