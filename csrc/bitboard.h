@@ -6,9 +6,9 @@
 // halves. MSVC has no 128-bit integer, so there (and in a build with
 // USI_MATE_PORTABLE=1, which is how CI tests the Windows code path on Linux)
 // the same interface is two uint64_t halves: squares 0-63 in lo, 64-80 in hi.
-// Both give the same results bit for bit and search the same nodes. Measured with
-// GCC 12 (scripts/perft_paths.py): perft 5 from the start position 69 M leaves/s
-// with __int128, 82 M with halves; the solver 1.3 M nodes/s with either.
+// Both give the same results bit for bit and search the same nodes at the same
+// speed; only perft tells them apart (docs/BENCHMARKS.md, "Move generation
+// (perft)": both builds in one run with `python -m scripts.perft --builds`).
 //
 // Sliding attacks use per-direction rays and the nearest blocker (found with one
 // bit scan), which costs a handful of instructions per direction and needs only
