@@ -46,9 +46,10 @@ MAX_PLIES = 150  # per game; ~200 * 146 = 29k positions (a few games end in mate
 CHECK_BIAS = 0.25  # share of plies that pick a checking move when one exists
 N_RANDOM_TSUME = 10_000  # random tsume-like positions
 # Dense positions with a pawn-drop check, half legal, half mate: ~1% of dense samples
-# qualify, so finding them costs more than comparing them (600 took 8 s, 200 take 2.5 s);
-# 100 pawn-drop mates, pins on the capturers included, on top of those of the other sources.
-N_PAWN_DROP = 200
+# qualify, so finding them costs more than comparing them (600 took 6.4 s of CPU, 100
+# take 1 s); 50 pawn-drop mates, pins on the capturers included, on top of the ~300 that
+# the other sources give (most from the problem files).
+N_PAWN_DROP = 100
 N_PAWN_DROP_SLOW = 600  # the slow run's set (the default run's until issue 45)
 # python-shogi cross-check subset (pure Python, ~3 ms a position): every pawn-drop position
 # and an evenly spaced sample of the rest, 1,000 in the default run, 5,000 in the slow one.
@@ -497,7 +498,7 @@ def python_shogi_cross_check(pawn_drop: list[str], pool: list[str], count: int) 
 
 @needs_pyshogi
 def test_python_shogi_cross_check(game_sfens, problem_sfens, tsume_sfens, pawn_drop_sfens):
-    """N_PYSHOGI positions: the N_PAWN_DROP pawn-drop checks and 800 of the others, a
+    """N_PYSHOGI positions: the N_PAWN_DROP pawn-drop checks and 900 of the others, a
     sample spread evenly over the games, the problem files and the random tsume."""
     python_shogi_cross_check(pawn_drop_sfens, game_sfens + problem_sfens + tsume_sfens, N_PYSHOGI)
 

@@ -291,7 +291,15 @@ def _checks(board, move):
     return check
 
 
-@pytest.mark.parametrize("sfen,expected,ident", _generated_with("perpetual-check"))
+# Every other one of the 60 in the default run (each costs 60 ms, most of it the
+# certificate's replay): 30 perpetual checks keep the rule; all 60 with -m slow.
+@pytest.mark.parametrize(
+    "sfen,expected,ident",
+    [
+        pytest.param(*p.values, id=p.id, marks=[pytest.mark.slow] if i % 2 else [])
+        for i, p in enumerate(_generated_with("perpetual-check"))
+    ],
+)
 def test_generated_perpetual_checks_are_no_mate(sfen, expected, ident):
     # The attacker can check for ever along a line of the disproof: repetition
     # under continuous check is no mate, and the certificate replays it.
