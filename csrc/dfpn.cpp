@@ -313,8 +313,9 @@ inline Selection select_child(const SearchFrame& f, int n, bool or_node, bool ti
     uint32_t w = or_node ? c.dn : c.pn;
     s.sum += w;
     // Of equally good checks a drop goes first (they are generated board
-    // moves first): Microcosmos' first proof is then 1529 plies, not 1585,
-    // for the same nodes (DFPN.md, "df-pn").
+    // moves first): on the longest works the first proof then comes out much
+    // nearer the composer's length for about the same nodes, and the
+    // shortest-mate search starts from that tree (docs/DFPN.md, "df-pn").
     bool better = v < s.min_v || s.best < 0;
     if (!better && v == s.min_v) better = tie_last || (or_node && is_drop(c.move) && !is_drop(f.child[s.best].move));
     if (better) {
@@ -339,8 +340,8 @@ inline std::pair<uint32_t, uint32_t> child_thresholds(const Selection& s, uint32
   uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(s.second) + std::max<uint32_t>(1, s.second >> eps_shift));
   // An infinite threshold stays infinite: with the siblings' sum clamped just below
   // PN_INF, th_sum - sum_v + w_best left the child one above its own value, and
-  // it returned after every step (新扇詰: one OR node re-entered its best child
-  // 131 k times in a row, a 40-ply walk each time, and no first proof in 25 s).
+  // it returned after every step, to be entered again down the same forced
+  // stretch, so a long work could stall (docs/DFPN.md, "df-pn").
   uint64_t child_th_sum = th_sum >= PN_INF ? PN_INF : std::min<uint64_t>(PN_INF, uint64_t(th_sum) - sum_v + w_best);
   return {uint32_t(or_node ? child_th_min : child_th_sum), uint32_t(or_node ? child_th_sum : child_th_min)};
 }
