@@ -30,8 +30,9 @@ void FutilityJudge::uncap_short(uint16_t bound) {
 }
 
 void FutilityJudge::forget() {
-  // The salt places entries in the table and so decides which collide:
-  // zukou-022 took 921,994 nodes on a new solver and 922,003 on a cleared one.
+  // The salt places entries in the table and so decides which collide: a
+  // cleared solver starts the salts over to search exactly as a new one
+  // (docs/FUTILE.md, "Cut-short judgements").
   generation_ = 0;
   salt_ = salt_of(0);
   cuts_ = 0;
@@ -127,7 +128,7 @@ bool FutilityJudge::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16
           // budget: those the other searches left (the first proof's,
           // unbounded, or a longer attempt's) measure other questions, and
           // their large proof numbers held it off the short mate
-          // (docs/FUTILE.md, yaneuraou mate11-0670).
+          // (docs/FUTILE.md, "Cut-short judgements").
           // "Mate at once" (bound 0): a look at the replies, no search to cap.
           NodeValue v = sub_search(ply + 2, path_key ^ dropped.key() ^ q_key, q_key, bound, bound != 0);
           cut = bound != 0 && s_.monitor_.should_stop(s_.nodes_);  // (a budget-0 look is never cut)
@@ -165,17 +166,18 @@ bool FutilityJudge::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16
 // Whether `drop` is futile at P, judged against P's non-drop replies
 // (`others`, with `proven` lengths, each counted from its child: upper bounds
 // of their shortest mates). The capped searches of long problems judge
-// against the longest proven length (exact judgements there too cost 図巧 +
-// 無双 minima, docs/FUTILE.md). Where judgements are uncapped
+// against the longest proven length (exact judgements there too cut more
+// judgements short, and the verifications then ran out of nodes: fewer minima
+// proven, docs/FUTILE.md, "Cut-short judgements"). Where judgements are uncapped
 // (FutilityJudge::exact), against the other replies' shortest mates, not
 // the ones the search happened to prove: a drop futile against the longest
 // proven, its capture line mating in k plies, is futile by the rule when some
 // reply has no mate within k - 2 (its shortest is then at least k - 1 plies,
 // k from P); when every reply mates sooner, the bound falls to the longest of
 // those shorter mates and the drop is judged again. Judged against the proven
-// lengths alone, the count depended on which proofs came first: yaneuraou
-// mate11-0064 (label 11) came out 7, claimed minimal, a drop that lets the
-// king take the checker two plies later counted futile (docs/FUTILE.md).
+// lengths alone, the count depended on which proofs came first: a drop that
+// lets the king take the checker two plies later could count futile, and a
+// minimum too short be claimed (yaneuraou mate11-0064, docs/FUTILE.md).
 // A reply's question is a sub-search capped as a judgement's; one left open
 // there keeps the judgement against the proven lengths (futile) and counts it
 // cut short (cuts_), so no minimum rests on it unverified. Memoised
