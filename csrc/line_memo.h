@@ -3,9 +3,10 @@
 // pieces at its end.
 //
 // An open-addressing table whose clear() is O(1) (a generation stamp): a
-// rebuild after a long first proof leaves 160-385 k entries, and clearing a
-// std::unordered_map of 160 k took 26 ms, at a moment (the line read after a
-// time limit) when the answer is due within 10 ms.
+// rebuild after a long first proof leaves hundreds of thousands of entries,
+// and clearing a node-based map that size took longer than the grace the line
+// read after a time limit has before the answer is due
+// (SearchMonitor::kGraceTime; figures in docs/USI.md, "Limits").
 #pragma once
 
 #include <cstdint>

@@ -80,10 +80,9 @@ bool LineReader::child_line(int ply, uint64_t path_key, uint64_t memo_key, uint1
 // The recorded length of the mate after the defender's `reply` (`recorded`),
 // checked one ply further: the shortest mate the table records for the
 // attacker's checks there, plus one, when that is shorter. A record goes
-// stale when a shorter mate is proven below it later (zukou-099: a reply
-// recorded at 75 plies whose position has one proven check, recorded at 6).
-// Two or three plies further changed nothing on 図巧's four lines that came
-// out shorter than the whole read.
+// stale when a shorter mate is proven below it later, and the records one ply
+// down can be far fresher (zukou-099); two or three plies further gained
+// nothing on the lines measured (docs/USI.md, "Limits").
 uint16_t LineReader::fresher_length(Move reply, uint16_t recorded) {
   if (recorded == 0 || recorded >= BUDGET_NONE) return recorded;
   ScopedMove child(*s_.pos_, reply);
@@ -107,15 +106,18 @@ uint16_t LineReader::fresher_length(Move reply, uint16_t recorded) {
 // does not): the line's length, or longer where a defence not taken has a
 // longer proven mate (its own read's bound, or its recorded length), so a
 // mating tree the table proves. Recorded lengths go stale as shorter mates
-// are proven below them: muso-006's first proof records 361 plies at the
-// root, its first line reads 199 (published 43).
+// are proven below them (a proof records the child proven then, and nothing
+// goes back up when a sibling is proven shorter), so the tree read can be far
+// shorter than the root's record (docs/DFPN.md, "Mate lengths and the
+// shortest mate", step 1).
 //
 // With `summary`, only the line's length, spare pieces and bound are wanted
 // (child_line): the read stops at the first AND node whose chosen reply's own
 // line is already in the memo and adds that line's summary, and `line` holds
 // only the moves up to there. Walking on instead read every position's line
-// to its end again at each AND node above it: muso-030's first line (141
-// plies) visited 2.09 M positions after a proof of 9.0 M nodes, now 0.89 M.
+// to its end again at each AND node above it, so the deeper a position, the
+// more often it was read (docs/DFPN.md, "Mate lengths and the shortest mate",
+// step 1, has the positions read before and after).
 bool LineReader::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
                               std::vector<Move>& line, uint16_t* tree_len, LineMemo* summary) {
   Read rd(ply, path_key, budget, exact, tie_break, line, s_.futility_.enabled());
@@ -130,9 +132,10 @@ bool LineReader::extract_line(int ply, uint64_t path_key, uint16_t budget, bool 
 }
 
 // A read visits up to the whole proof tree without counting a node, so the
-// clock is read here, every 16 positions (~30 us). Past the budget an exact
-// read fails (its caller has a fallback); any other goes on ranking replies by
-// their recorded lengths (recorded_lengths_only_).
+// clock is read here, every 16 positions (a small part of the grace:
+// docs/USI.md, "Limits"). Past the budget an exact read fails (its caller has
+// a fallback); any other goes on ranking replies by their recorded lengths
+// (recorded_lengths_only_).
 bool LineReader::budget_spent(bool exact) {
   if (!recorded_lengths_only_ && (++positions_ & 15) == 0) s_.monitor_.poll(s_.nodes_);
   if (s_.monitor_.exhausted() || (s_.limits_.line_read_positions && positions_ >= s_.limits_.line_read_positions)) {
@@ -378,10 +381,10 @@ int LineReader::level_candidates(const Read& rd, const MoveList& list, uint16_t 
 // line and its length: no spare pieces first, then the longest line, then the
 // fewest spare pieces. A line can come out shorter than its level under the
 // composers' count, since a drop futile against a longer bound may be
-// resistance against a shorter one (zukou-056: two replies at level 21, one
-// read as 15 plies; taking it answered a 19-ply line to a proven 25-ply
-// minimum). `best_spare` and `best_key` (its line's memo key, 0: not read) of
-// the chosen one.
+// resistance against a shorter one (zukou-056: taking the level's first reply
+// answered a line shorter than the proven minimum; docs/DFPN.md, "Mate lengths
+// and the shortest mate", step 3). `best_spare` and `best_key` (its line's
+// memo key, 0: not read) of the chosen one.
 int LineReader::best_candidate(const Read& rd, const MoveList& list, const int* candidates, int nc, uint16_t t,
                                int& best_spare, uint64_t& best_key) {
   int best = -1, best_len = 0;
@@ -414,11 +417,12 @@ int LineReader::best_candidate(const Read& rd, const MoveList& list, const int* 
 
 // The longest line each reply gets from what the table knows (non-exact
 // reads): its own line, read to the end by the same rules. Recorded proof
-// lengths go stale as the post-search finds shorter mates deeper down
-// (zukou-004: both replies recorded 37 plies, one had a 23-ply line and was
-// chosen, a 25-ply answer to a 39-ply problem); lines never overstate a mate,
-// so the longest of them errs long, never short. `t` gets the plies the
-// chosen reply's line is read within; the defences not taken bound the tree.
+// lengths go stale as the post-search finds shorter mates deeper down (two
+// replies recorded equally long can have lines far apart, and ranking by the
+// records may take the shorter: zukou-004, docs/DFPN.md, "Mate lengths and
+// the shortest mate", step 3); lines never overstate a mate, so the longest
+// of them errs long, never short. `t` gets the plies the chosen reply's line
+// is read within; the defences not taken bound the tree.
 int LineReader::longest_read_reply(Read& rd, const MoveList& list, const uint16_t* lens, uint16_t rc, uint16_t& t,
                                    uint64_t& pick_key) {
   int pick = -1;
