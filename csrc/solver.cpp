@@ -5,6 +5,8 @@
 
 #include "solver.h"
 
+#include "certify.h"
+
 namespace usi_mate {
 
 namespace {
@@ -233,7 +235,7 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
       result.status = MateStatus::NoMate;
       if (limits.certify_nodes) {
         uint64_t search_nodes = main_.nodes_;
-        main_.certify_no_mate(root_key, result.certificate);
+        CertificateBuilder(main_).build(root_key, result.certificate);
         main_.nodes_ = search_nodes;  // the result counts the search; the certificate counts its own walk
       }
     } else if (!main_.futility_.cut_short()) {

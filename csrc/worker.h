@@ -23,11 +23,12 @@
 namespace usi_mate {
 
 class Worker {
-  friend class Solver;         // solver.cpp: starts solves and phases, reads the counters
-  friend class PostSearch;     // post_search.cpp
-  friend class LineReader;     // line_reader.cpp
-  friend class FutilityJudge;  // futility.cpp
-  friend class TreeRefiner;    // refine.cpp
+  friend class Solver;              // solver.cpp: starts solves and phases, reads the counters
+  friend class PostSearch;          // post_search.cpp
+  friend class LineReader;          // line_reader.cpp
+  friend class FutilityJudge;       // futility.cpp
+  friend class TreeRefiner;         // refine.cpp
+  friend class CertificateBuilder;  // certify.cpp
 
  public:
   // A worker on `tt`; `id` 0 is the main thread, helpers take other move
@@ -70,15 +71,6 @@ class Worker {
   SearchFrame& frame(int ply);
   uint64_t tt_key() const { return TranspositionTable::fix_key(pos_->board_key() ^ salt_); }
   Hand attacker_hand() const { return pos_->hand(attacker_); }
-
-  // certify.cpp
-  struct CertifyWork;
-  int certify_or(int ply, uint64_t path_key, CertifyWork& w);
-  int certify_and(int ply, uint64_t path_key, CertifyWork& w);
-  void certify_no_mate(uint64_t root_key, DisproofCertificate& out);
-  struct CertifyReply;
-  std::vector<CertifyReply> order_certify_replies(const MoveList& evasions, uint64_t path_key, const CertifyWork& w);
-  int certify_reply(int ply, uint64_t path_key, Move m, bool research, CertifyWork& w);
 
   TranspositionTable* tt_;
   RepetitionTable rep_table_;
