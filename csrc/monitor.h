@@ -11,8 +11,9 @@
 // caller budget ends everything above it and says why (reason()).
 //
 // should_stop() is called once per MID iteration. It reads the clock only
-// every kCheckInterval nodes: at 3-4 M nodes/s that is every ~0.3 ms, well
-// inside "a few percent plus a small constant" of any time limit.
+// every kCheckInterval nodes, a fraction of a millisecond of search
+// (docs/USI.md, "Limits"), well inside "a few percent plus a small constant"
+// of any time limit.
 #pragma once
 
 #include <algorithm>
@@ -31,7 +32,8 @@ class SearchMonitor {
   static constexpr uint64_t kNoLimit = UINT64_MAX;
   static constexpr uint64_t kCheckInterval = 1024;
   // What work that must answer even after a limit or stop() (the line of a
-  // proven mate) may still spend: ~6 ms of search at 3.5 M nodes/s.
+  // proven mate) may still spend: fewer nodes than kGraceTime holds of search
+  // (docs/USI.md, "Limits").
   static constexpr uint64_t kGraceNodes = 20000;
   static constexpr std::chrono::milliseconds kGraceTime{10};
   using TickFn = void (*)(void* ctx);
@@ -39,9 +41,9 @@ class SearchMonitor {
   // The time the searches get under a caller's limit of time_ms (0: none):
   // the line read after a proof may run on until answer_deadline(), so they
   // stop time_ms / 20 + kGraceTime before it, and that is another kGraceTime
-  // before the limit, for the answer's way out (USI: 6.5 ms on zukou-001's
-  // 73-ply line), so that it comes within time_ms. A GUI counts a late answer
-  // as a timeout: `go mate 10000` answered zukou-001 after 10.52 s before.
+  // before the limit, for the answer's way out (a long line written over USI),
+  // so that it comes within time_ms: a GUI counts a late answer as a timeout
+  // (docs/USI.md, "Limits").
   static uint64_t search_time_ms(uint64_t time_ms) {
     if (!time_ms) return 0;
     uint64_t reserve = time_ms / 20 + 2 * uint64_t(kGraceTime.count());
@@ -50,7 +52,7 @@ class SearchMonitor {
 
   // from + ms, or "never" when that is past the clock's range: steady_clock counts
   // nanoseconds in 64 bits, so from + ms overflowed for limits over ~9.2e12 ms (292
-  // years), and `go mate 10000000000000` ended after 1 ms with "timeout".
+  // years), and `go mate 10000000000000` timed out at once.
   static Clock::time_point after(Clock::time_point from, uint64_t ms) {
     const auto room = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::time_point::max() - from);
     return ms >= uint64_t(room.count()) ? Clock::time_point::max() : from + std::chrono::milliseconds(ms);
@@ -93,9 +95,9 @@ class SearchMonitor {
   }
   // should_stop() with the clock read now: for work that counts no nodes
   // (reading a line off the table), which should_stop() alone would let run
-  // past its deadline. Reading the mating line of zukou-001's first proof
-  // visits its whole proof tree without a node: 1.5-2.1 s, and `go mate
-  // 10000` answered at 10.8-12.3 s.
+  // past its deadline: reading a long proof's mating line visits its whole
+  // proof tree without a node, long enough to make the answer late
+  // (docs/USI.md, "Limits").
   bool poll(uint64_t nodes) {
     next_check_ = nodes;
     return should_stop(nodes);
