@@ -315,10 +315,11 @@ inline Bitboard step_attackers(const Position& pos, Color c, Square s) {
 // Sliders of colour c attacking s, looked up ray by ray from s and only along
 // rays that hold such a slider at all: one AND and a branch per empty ray,
 // where building the rook, bishop and lance attack sets of s took nine bit
-// scans every time (attackers_to was 17% of the search, mostly from king-move
-// legality in evasion generation). The nearest piece on a ray, counting the
-// candidates as pieces so that an occ lacking some gives the same answer,
-// attacks s when it is a candidate. kAny stops at the first attacker.
+// scans every time, on a path hot enough to show in profiles: the legality of
+// king moves in evasion generation (docs/DFPN.md, "Nodes and moves"). The
+// nearest piece on a ray, counting the candidates as pieces so that an occ
+// lacking some gives the same answer, attacks s when it is a candidate. kAny
+// stops at the first attacker.
 template <bool kAny>
 inline Bitboard slider_attackers(const Position& pos, Color c, Square s, Bitboard occ) {
   Bitboard orth = pos.rook_likes(c), diag = pos.bishop_likes(c), lance = pos.pieces(c, LANCE);
