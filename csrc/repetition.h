@@ -21,11 +21,12 @@ namespace usi_mate {
 // open-addressing hash set: O(1) insert/erase/contains at any depth.
 //
 // contains() is asked for every child of every expanded node and is almost
-// always false; the slots are 1 MB, so each question was a cache miss (65% of
-// the time spent in Solver::init_child itself, perf annotate). A counting
-// filter of 4096 buckets (8 KB, stays in L1) answers most of them first: a
-// bucket counts the keys on the path that fall in it, at most the path length
-// (max_ply, 4000, plus a few plies of futility sub-searches), below 65536.
+// always false; the slots are 1 MB, so each question was a cache miss, most of
+// the child initialisation's own time (docs/DFPN.md, "Repetition (GHI)"). A
+// counting filter of 4096 buckets (8 KB, stays in L1) answers most of them
+// first: a bucket counts the keys on the path that fall in it, at most the
+// path length (max_ply, 4000, plus a few plies of futility sub-searches),
+// below 65536.
 class PathSet {
  public:
   PathSet() : slots_(kSize), filter_(kFilterSize) {}
@@ -109,7 +110,8 @@ class RepetitionTable {
   explicit RepetitionTable(uint32_t bits = 18)
       : keys_(size_t(1) << bits), mask_((1u << bits) - 1), filter_(kFilterWords) {}
   // Forgetting is O(1): a new generation salts every key, so old entries stop
-  // matching. Wiping 2 MB instead cost ~100 us, the whole time of a mate-in-3 search.
+  // matching. Wiping 2 MB instead cost as much as a whole short search (docs/DFPN.md,
+  // "Repetition (GHI)").
   // The 8 KB filter is wiped (a few hundred ns).
   void clear() {
     salt_ = (salt_ + 0x9e3779b97f4a7c15ULL) | 1;
@@ -123,7 +125,8 @@ class RepetitionTable {
   // Asked for nearly every new child and nearly always false: the filter (one
   // bit per inserted key, set since the last clear, L1-resident) answers most
   // questions without touching the 2 MB of keys, whose load was a cache miss
-  // and 88% of Solver::init_child's own time (perf annotate).
+  // and most of the child initialisation's own time (docs/DFPN.md, "Repetition
+  // (GHI)").
   bool contains(uint64_t path_key) const {
     uint64_t k = path_key ^ salt_;
     if (!(filter_[filter_word(k)] & filter_bit(k))) return false;
