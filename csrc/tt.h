@@ -23,10 +23,10 @@
 // cluster (over an entry worth less there) instead of leaving the table, and
 // the cluster's spill flag tells probes to scan the partner's resolved entries
 // too. A board searched with more than 8 incomparable hands overflows its
-// cluster in a nearly empty table: on 新扇詰 (60 M nodes, 4 GB, 1% full)
-// 54,489 proofs left the table that way and were proved again (2 with 1,587
-// moves; the first proof 20.2 M -> 14.1 M nodes, docs/DFPN.md). Unknown
-// entries never move, so an update of one only looks in its own cluster.
+// cluster in a nearly empty table, and a proof that leaves the table is proved
+// again, over and over on a long work (docs/DFPN.md, "Transposition table").
+// Unknown entries never move, so an update of one only looks in its own
+// cluster.
 #pragma once
 
 #include <algorithm>
@@ -196,14 +196,14 @@ class TranspositionTable {
   };
   // calloc, not a vector: the OS hands out zeroed pages lazily, so a 1 GB table
   // costs nothing until used, where value-initialising a vector wrote every
-  // page up front (0.5-2.8 s at isready for 1 GB, measured).
+  // page up front, at isready (docs/DFPN.md, "Transposition table").
   std::unique_ptr<Cluster[], Free> clusters_;
   // The table starts in its first kInitialClusters clusters (4 MB) and doubles
   // whenever an eighth of the slots in use is full (kGrowLoad), up to all it
   // holds: a search touches pages in proportion to what it stores, not the
-  // whole table (the first touch of a fresh page costs about 1.5 us, as much
-  // as the search itself on a median problem of 256 MB tables: docs/DFPN.md,
-  // "Transposition table").
+  // whole table (the first touch of a fresh page is a kernel trap, and touching
+  // every page cost as much as the search itself on a median problem:
+  // docs/DFPN.md, "Transposition table").
   // Several threads get the whole table at once (set_shared).
   static constexpr uint64_t kInitialClusters = uint64_t(1) << 14;
   static constexpr uint64_t kGrowLoad = 8;  // grow at 1/kGrowLoad of the slots in use
