@@ -89,9 +89,9 @@ bool TreeRefiner::run(uint64_t root_key, int passes) {
 // that joins the line a few plies further on is proven for a few hundred
 // nodes, and the next pass walks it, carrying the saving to the root through
 // the values. A bounded search from the root would have to find it again
-// through every ply above: Microcosmos' first line (1529 plies) is four plies
-// too long at ply 1468 (docs/DFPN.md). True when some check now has a mate
-// shorter than the line's from there.
+// through every ply above, hopeless when a long work's saving lies near the
+// end of its line (Microcosmos; docs/DFPN.md, "The refinement walk"). True
+// when some check now has a mate shorter than the line's from there.
 bool TreeRefiner::ask_along_line(uint64_t root_key) {
   int len = int(line_.size());
   if (len < 3) return false;
@@ -367,8 +367,9 @@ bool TreeRefiner::judge_drops(int ply, uint64_t path_key, const std::vector<Repl
 // The longest defence among those walked, then the fewest spare pieces. Not
 // the composers' "no spare pieces first" (line_reader.cpp): on a tree not yet
 // shortest, a spare piece at a line's end may be an artefact of an attacker
-// move still to be improved, and it took zukou-001's line to 65 plies
-// against a longest defence of 69. The line read at the end applies it.
+// move still to be improved, and preferring lines without one cut lines short
+// of the longest defence (docs/DFPN.md, "The refinement walk"). The line read
+// at the end applies it.
 void TreeRefiner::take_longest_defence(const std::vector<Reply>& replies, const uint8_t* futile, Value& out) const {
   const Reply* pick = nullptr;
   bool counted = false;
