@@ -17,8 +17,9 @@ namespace {
 // searches of its own: up to 4x the nodes of the search so far, at least 10 M.
 constexpr uint64_t kExactLineMinNodes = 10000000;
 // The first effort cap of a shortest-mate attempt (it starts at the first
-// proof's size, doubling while attempts settle nothing): 100 k nodes are
-// ~30 ms, below which caps only add restarts.
+// proof's size, doubling while attempts settle nothing): 100 k nodes are a
+// small fraction of a second (docs/DFPN.md, "When the answer is final"), below
+// which caps only add restarts.
 constexpr uint64_t kMinAttemptNodes = 100000;
 // The fallback lines (read off the table, searching only for lost entries)
 // must still answer a proven mate after a limit or stop(): they may overrun a
@@ -56,19 +57,20 @@ bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool t
 // attempt has an effort cap. A round first steps down (b = best - 2: composed
 // problems are usually found within a few plies of their length, and finding
 // a mate is far cheaper than refuting all of them), then probes halfway
-// between lo and best (muso-001: 27 plies found first, 11 the answer: small
-// budgets are cheap to settle either way). When both settle nothing, the
-// kept line is searched for a shorter mate from its end up
+// between lo and best (a first proof can be far longer than the minimum, and
+// small budgets are cheap to settle either way). When both settle nothing,
+// the kept line is searched for a shorter mate from its end up
 // (shorten_along_line, not when verifying); a round that settles nothing
-// doubles the effort. Bisecting alone spent zukou-017's whole minute refuting
-// "mate within 31" (300 M nodes, unfinished) while a 41-ply mate was one step
-// below the first proof's 43. Refutations from below also leave lower bounds
-// of the mate's length in the table that make the next refutation cheap:
-// zukou-041's "no mate within 21" took 22 M nodes unfinished asked at once,
-// well under 6 M nodes reached this way. Until best - 2 <= lo or the budget
-// is spent: the caller's, or when verifying (`kept` null) the innermost one
-// (then the bounds are not reported as progress). Otherwise the line of the
-// best mate so far is kept read (keep_line) before each attempt.
+// doubles the effort. Bisecting alone could spend the whole time limit
+// refuting a budget far below the first proof while a shorter mate was one
+// step below it (zukou-017). Refutations from below also leave lower
+// bounds of the mate's length in the table that make the next refutation
+// cheap, where the same question asked at once may not finish (zukou-041).
+// Both: docs/DFPN.md, "Mate lengths and the shortest mate", step 2. Until
+// best - 2 <= lo or the budget is spent: the caller's, or when verifying
+// (`kept` null) the innermost one (then the bounds are not reported as
+// progress). Otherwise the line of the best mate so far is kept read
+// (keep_line) before each attempt.
 void PostSearch::narrow_length(uint16_t& best, int& lo, KeptLine* kept) {
   bool verifying = kept == nullptr;
   // (Verifying, the step down to best - 2 is expected to fail: start small.)
@@ -123,13 +125,11 @@ void PostSearch::narrow_length(uint16_t& best, int& lo, KeptLine* kept) {
 // the nodes above ask, and each of those searches mostly its own
 // alternatives. A long work's saving can lie near the end of its line, where
 // the root's attempts, which must find it through every ply above, do not
-// get: Microcosmos' first line (1529 plies) is 4 plies too long at ply 1468;
-// asked there after the nodes below it, "mate within 59" cost 0.4 k nodes,
-// and the OR nodes above then each proved their own two plies shorter in
-// about 10 nodes (one in 13.8 M), where the root's "mate within 1527" found
-// nothing in 27 minutes (docs/DFPN.md). All within `effort`, each node within
-// a quarter of it. True when the root's reply on the line is then proven
-// within best - 3, so that the next step down finds the mate.
+// get; asked from the end up, the node at the saving finds it cheaply and the
+// nodes above it mostly cheaper still (Microcosmos; docs/DFPN.md, "Shorter
+// mates along the line"). All within `effort`, each node within a quarter of
+// it. True when the root's reply on the line is then proven within best - 3,
+// so that the next step down finds the mate.
 bool PostSearch::shorten_along_line(uint16_t best, const std::vector<Move>& line, uint64_t effort) {
   int len = int(line.size());
   if (len < 5 || best < 5) return false;
@@ -170,15 +170,14 @@ bool PostSearch::shorten_along_line(uint16_t best, const std::vector<Move>& line
 
 // Reads the line within `best` when the kept one is longer and a read is due,
 // so that the answer is the best mate proven so far whenever the search is cut
-// short: the read at the end runs in the grace after a limit or stop(), and a
-// read cut there may err short (then it loses to the kept line). 新扇詰 (873
-// plies): proven at 12 s of a 60 s limit, its line was not read whole in the
-// 3 s left at the end and the 935-ply first line was the answer. A line is
-// read as soon as it is proven, while the proof is whole in the table: there
-// 新扇詰's 873-ply line cost 1.9 M nodes in all, 6.1 M when read after a few
-// attempts at 871 (reads spaced to four times their cost). The reads' cost
-// (positions and nodes, the first line's included) stays within a fifth of
-// the search: past it, the read waits.
+// short: the read at the end runs in the grace after a limit or stop(), which
+// may not hold a long line's read (then a proven mate was lost to a longer
+// first line), and a read cut there may err short (then it loses to the kept
+// line). A line is read as soon as it is proven, while the proof is whole in
+// the table: the attempts after it replace proofs, which a later read must
+// prove again (新扇詰; docs/DFPN.md, "Mate lengths and the shortest mate",
+// step 2). The reads' cost (positions and nodes, the first line's included)
+// stays within a fifth of the search: past it, the read waits.
 void PostSearch::keep_line(uint16_t best, KeptLine& kept) {
   if (kept.budget <= best || 4 * kept.cost > w_.nodes_) return;
   uint64_t before = w_.nodes_;
@@ -186,8 +185,8 @@ void PostSearch::keep_line(uint16_t best, KeptLine& kept) {
   bool ok, cut_short = false;
   {
     // As many nodes as the search so far: the read may have to prove replies
-    // again within the new bound (新扇詰: 6.1 M nodes for the 873-ply line
-    // after 47 M; 2 M were not enough).
+    // again within the new bound, on a long work more than a fixed cap allows
+    // (docs/DFPN.md, "Known limits").
     auto scope = w_.monitor_.nested(w_.nodes_, std::max(kFallbackNodes[0], w_.nodes_));
     ok = s_.rebuild_line(root_key_, best, false, true, line, &cut_short);
   }
@@ -206,9 +205,9 @@ void PostSearch::keep_line(uint16_t best, KeptLine& kept) {
 // that nothing the capped searches stored or judged is read. Proven "mate
 // within best" and, by narrow_length, "no mate within best - 2", with no
 // judgement cut short.
-// The capped judgements stay for the length search: on 図巧 1-49 (3 M nodes a
-// problem) uncapped ones gave 5 longer answers (zukou-015: 33 plies after
-// 100 M nodes, 29 with the cap after 2 M).
+// The capped judgements stay for the length search: uncapped ones are sound
+// too but slower to converge, and gave longer answers within the same nodes
+// (docs/FUTILE.md, "Cut-short judgements").
 // A shorter mate proven here (the capped searches refuted it on a judgement
 // cut short) replaces `best` and `line`, its line read with the same exact
 // judgements; it is then the one verified.
@@ -293,8 +292,9 @@ SearchMonitor::Scope PostSearch::grace_scope(uint64_t own_nodes) {
   Clock::time_point deadline = Clock::time_point::max();
   if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
   // Until kGraceTime before the answer is due (at least 1 ms): a read cut
-  // there still walks the rest of its line (line_reader.cpp), 8 ms for a
-  // 111-ply line with futility judgements (zukou-099).
+  // there still walks the rest of its line on recorded lengths
+  // (line_reader.cpp), milliseconds on a long line with futility judgements
+  // (docs/USI.md, "Limits").
   if (limits.time_ms)
     deadline = std::max(w_.monitor_.answer_deadline() - kGraceTime, Clock::now() + std::chrono::milliseconds(1));
   return w_.monitor_.own(cap, deadline, false);
@@ -342,9 +342,9 @@ void PostSearch::run() {
 // sub-search): a valid mating line that may count futile interpositions, the
 // answer whenever what follows is cut short. Each AND node's replies are
 // ranked by their own lines, read to the end (recorded lengths go stale, see
-// line_reader.cpp): that visits the whole proof tree, 1.6 M positions in 3 s
-// after zukou-099's 18 M-node first proof. A read cut short ranks the rest by
-// recorded lengths and may come out short (53 plies there), so after a proof
+// line_reader.cpp): that visits the whole proof tree, seconds of reading
+// after a hard first proof. A read cut short ranks the rest by recorded
+// lengths and may come out far short (docs/USI.md, "Limits"), so after a proof
 // found at the limit this line is read only if the line of step 3 (with
 // futility, the answer's count) fails.
 void PostSearch::read_first_line() {
@@ -394,12 +394,12 @@ void PostSearch::walk() {
 }
 
 // The shortest mate (narrow_length); true when the minimum is proven.
-// Recorded lengths go stale: the first read's mating tree is shorter than the
-// root's record on 35 of the 196 first proofs of 図巧 + 無双 within 50 M nodes
-// (muso-006: 199 plies for 361, published 43), so the search for shorter
-// mates starts below that tree. The table does not record it (reads store
-// nothing), so a line is read within it only once an attempt has proven a
-// mate that short (run's `table_proves`).
+// Recorded lengths go stale (line_reader.cpp): the first read's mating tree
+// can be far shorter than the root's record (docs/DFPN.md, "Mate lengths and
+// the shortest mate", step 1), so the search for shorter mates starts below
+// that tree. The table does not record it (reads store nothing), so a line is
+// read within it only once an attempt has proven a mate that short (run's
+// `table_proves`).
 bool PostSearch::search_length() {
   best_ = first_len_;
   if (first_.have && first_.tree < first_len_) best_ = first_.tree;
@@ -444,8 +444,9 @@ bool PostSearch::read_answer_line(bool minimal, bool table_proves, bool& exact) 
   // A read cut short may err short: then the kept line (read whole: the first
   // line, or the last one keep_line read), when it was read within `best` or
   // is longer (it errs long). Not when the cut line is as long as `best`, the
-  // root's proven bound (muso-030 at 10 s: a cut line of 119 plies, the
-  // published length, lost to a 141-ply first line).
+  // root's proven bound: it is not short then (a cut line at muso-030's
+  // published length lost to a longer first line; docs/DFPN.md, "Mate lengths
+  // and the shortest mate", step 3).
   if (ok && cut_short && result_.pv.size() < best_ && !kept_.moves.empty() &&
       (kept_.budget == best_ || kept_.moves.size() > result_.pv.size()))
     result_.pv = kept_.moves;
