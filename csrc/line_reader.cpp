@@ -314,10 +314,10 @@ bool LineReader::replies_mated(const Read& rd, const MoveList& list, uint16_t rc
 // Composers' convention (駒余り): a defence whose line ends with pieces left
 // in the attacker's hand is not the answer when another defence ends with
 // none, even a shorter one (shtsume's defence ordering; zukou-015 and
-// zukou-019 are published at 29 and 21 plies where the longest defences, 31
-// and 25, leave a gold and a pawn). With tie_break, the lines are read to
-// their ends for this, while they are at most kSpareHorizon plies long: spare
-// pieces arise near the end of a line.
+// zukou-019 are published with shorter defences than the longest, which leave
+// a gold and a pawn: docs/DFPN.md, "Mate lengths and the shortest mate"). With
+// tie_break, the lines are read to their ends for this, while they are at most
+// kSpareHorizon plies long: spare pieces arise near the end of a line.
 int LineReader::longest_proven_reply(const Read& rd, const MoveList& list, uint16_t rc, uint16_t& t,
                                      uint64_t& pick_key) {
   bool leveled[MAX_MOVES] = {false};
