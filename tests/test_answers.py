@@ -166,12 +166,16 @@ CLASSICS = [
 ]
 
 
-# muso-001's first proof takes 13-19 M nodes (5-8 s), more than the other 14 together:
-# slow; the rest keep the rule (every classic up to 13 plies is proven) in the default run.
+# muso-001's and muso-065's first proofs take 13-19 M and 4.7 M nodes (5-8 s and 1.4 s),
+# more than the other 13 together: slow; the rest keep the rule (every classic up to 13
+# plies is proven) in the default run, muso-079 and zukou-079 (2-3 M nodes) among them.
+SLOW_CLASSICS = ("muso-001", "muso-065")
+
+
 @pytest.mark.parametrize(
     "sfen,expected,ident",
     [
-        pytest.param(*t, id=t[2], marks=[pytest.mark.slow] if t[2] == "muso-001" else [])
+        pytest.param(*t, id=t[2], marks=[pytest.mark.slow] if t[2] in SLOW_CLASSICS else [])
         for t in CLASSICS
     ],
 )
