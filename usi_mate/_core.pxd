@@ -1,4 +1,5 @@
 # Declarations of the C++ core (csrc/) used by _core.pyx. Declarations only.
+from libc.stddef cimport size_t
 from libc.stdint cimport uint64_t
 from libcpp.string cimport string
 from libcpp.pair cimport pair
@@ -45,7 +46,7 @@ cdef extern from "search_types.h" namespace "usi_mate":
         pass
 
     # What a caller asks of one search (csrc/search_types.h); filled in one place,
-    # Solver._solve_native, from the validated SearchSettings.
+    # _search_limits in _core.pyx, from the validated SearchRequest.
     cdef cppclass SearchLimits "usi_mate::SearchLimits":
         SearchLimits()
         uint64_t nodes
@@ -61,10 +62,22 @@ cdef extern from "search_types.h" namespace "usi_mate":
         uint64_t line_read_positions
         bint line_pass
         int refine_passes
-        vector[uint64_t] refine_split
 
     const unsigned int kDefaultMinLengthEffort "usi_mate::kDefaultMinLengthEffort"
     const uint64_t kMinLengthMinNodes "usi_mate::kMinLengthMinNodes"
+    const int kPostSearchLevelCount "usi_mate::kPostSearchLevelCount"
+    const char* const kPostSearchLevelNames "usi_mate::kPostSearchLevelNames"[]
+    const int kMaxPly "usi_mate::kMaxPly"
+    const uint64_t kDefaultHashMb "usi_mate::kDefaultHashMb"
+    const uint64_t kDefaultCertifyNodes "usi_mate::kDefaultCertifyNodes"
+
+
+cdef extern from "futility.h" namespace "usi_mate":
+    const uint64_t kFutilityNodeCap "usi_mate::kFutilityNodeCap"
+
+
+cdef extern from "search_thread.h" namespace "usi_mate":
+    const size_t kSearchThreadStack "usi_mate::SearchThread::kStackBytes"
 
 
 cdef extern from "solver.h" namespace "usi_mate":

@@ -400,7 +400,7 @@ def _solve_with_line_cut(sfen, nodes, read_positions, post_search="None", hash_m
     never): (status, moves). For tests of the line answered when time runs out."""
     cdef string c_sfen = sfen.encode()
     cdef uint64_t c_nodes = nodes, c_cut = read_positions, c_mb = hash_mb
-    cdef int c_level = POST_SEARCH_LEVELS[post_search]
+    cdef int c_level = POST_SEARCH_LEVELS.index(post_search)
     cdef TLineSolve r
     with nogil:
         r = t_solve_with_line_cut(c_sfen, c_nodes, c_level, c_cut, c_mb)
@@ -426,25 +426,62 @@ def _solve_with_line_pass(sfen, nodes, line_pass, hash_mb=64):
 import os
 import threading
 
-from usi_mate.settings import (DEFAULT_HASH_MB, MAX_HASH_MB, MAX_LENGTH, MAX_NODES, MAX_TIME_MS,
-                               SearchSettings, check_hash_mb, check_int, check_threads)
 from usi_mate.types import Certification, MateResult, SearchProgress
+
+# The core's constants, defined once in csrc/ and read from there (usi_mate.settings and
+# the rest of the package import them from here).
+# MinLength's default share of work (times the first proof's nodes) and its floor in nodes.
+DEFAULT_MIN_LENGTH_EFFORT = kDefaultMinLengthEffort
+MIN_LENGTH_MIN_NODES = kMinLengthMinNodes
+# Positions a disproof tree may hold (walked plus re-searched nodes) before
+# certification gives up as "incomplete".
+DEFAULT_CERTIFY_NODES = kDefaultCertifyNodes
+# The table of a Solver when none is asked for, in MB.
+DEFAULT_HASH_MB = kDefaultHashMb
+# Paths are cut at this many plies: a mate is at most MAX_PLY - 1 plies long.
+MAX_PLY = kMaxPly
+# PostSearchLevel names (as KomoringHeights spells them), in the order of the core's values.
+POST_SEARCH_LEVELS = tuple(kPostSearchLevelNames[i].decode("ascii") for i in range(kPostSearchLevelCount))
+# The node cap of the first ask of every futility judgement (SearchRequest.futility_node_cap).
+FUTILITY_NODE_CAP = kFutilityNodeCap
+# Search threads get a large stack: the search recurses once per ply (up to
+# MAX_PLY), and some platforms give new threads only 512 KB to 1 MB. The core's
+# own helper threads get the same (csrc/search_thread.h).
+SEARCH_THREAD_STACK = kSearchThreadStack
 
 _STATUS = {0: "unknown", 1: "mate", 2: "nomate", 3: "invalid"}
 # Why a search ended without a verdict (the core's StopReason).
 _STOP_REASON = {0: None, 1: "nodes", 2: "time", 3: "stop", 4: "depth", 5: "length", 6: "line",
                 7: "effort"}
-# MinLength's default share of work (times the first proof's nodes) and its floor in nodes.
-DEFAULT_MIN_LENGTH_EFFORT = kDefaultMinLengthEffort
-MIN_LENGTH_MIN_NODES = kMinLengthMinNodes
-# Positions a disproof tree may hold (walked plus re-searched nodes) before
-# certification gives up as "incomplete": muso-088's tree walks 6,189 positions.
-DEFAULT_CERTIFY_NODES = 2_000_000
-# PostSearchLevel names (as KomoringHeights spells them) and the core's values.
-POST_SEARCH_LEVELS = {"None": 0, "UpperBound": 1, "MinLength": 2}
-# Search threads get a large stack: the search recurses once per ply (up to
-# 4000), and some platforms give new threads only 512 KB to 1 MB.
-SEARCH_THREAD_STACK = 64 << 20
+
+cdef object _settings_module = None
+
+
+cdef object _settings():
+    """usi_mate.settings (SearchRequest, the checks of arguments), imported on first use:
+    it imports this module's constants, so this module cannot import it while loading."""
+    global _settings_module
+    if _settings_module is None:
+        from usi_mate import settings
+        _settings_module = settings
+    return _settings_module
+
+
+cdef SearchLimits _search_limits(request) except *:
+    """The one place a SearchRequest (validated when it was made) becomes the core's limits."""
+    cdef SearchLimits limits
+    limits.time_ms = request.time_limit_ms or 0
+    limits.nodes = request.nodes_limit or 0
+    limits.max_length = request.max_length or 0
+    limits.post_search = <PostSearchLevel_c><int>POST_SEARCH_LEVELS.index(request.post_search)
+    limits.min_length_effort = request.min_length_effort
+    limits.ignore_futile_interpositions = request.ignore_futile_interpositions
+    limits.root_is_and_node_if_checked = request.root_is_and_node_if_checked
+    limits.certify_nodes = (request.certify_nodes or 0) if request.certify else 0
+    limits.futility_node_cap = request.futility_node_cap or 0
+    return limits
+
+
 _stack_lock = threading.Lock()
 
 
@@ -639,7 +676,7 @@ cdef class Solver:
 
     def __init__(self, hash_mb=DEFAULT_HASH_MB, threads=1):
         self._hash_mb = self._validate_hash(hash_mb)
-        count = check_threads(threads)
+        count = _settings().check_threads(threads)
         self._solver = new CSolver(self._hash_mb)
         self._solver.set_threads(count)
         self._lock = threading.Lock()
@@ -654,7 +691,7 @@ cdef class Solver:
 
     @staticmethod
     def _validate_hash(hash_mb):
-        return check_hash_mb(hash_mb)
+        return _settings().check_hash_mb(hash_mb)
 
     @property
     def hash_mb(self):
@@ -668,7 +705,7 @@ cdef class Solver:
 
     def set_threads(self, threads):
         """Search each problem with ``threads`` threads (1..256), sharing the table."""
-        count = check_threads(threads)
+        count = _settings().check_threads(threads)
         with self._lock:
             if self._state != "idle":
                 raise RuntimeError("cannot change the thread count while a search runs")
@@ -743,8 +780,12 @@ cdef class Solver:
               progress_interval_ms=200, root_is_and_node_if_checked=False,
               post_search="MinLength", ignore_futile_interpositions=True, certify=False,
               certify_nodes=DEFAULT_CERTIFY_NODES, max_length=None,
-              min_length_effort=DEFAULT_MIN_LENGTH_EFFORT):
+              min_length_effort=DEFAULT_MIN_LENGTH_EFFORT, futility_node_cap=None):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
+
+        The keywords other than ``on_progress`` and ``progress_interval_ms`` make a
+        :class:`usi_mate.SearchRequest` (its fields, validated once), which :meth:`search`
+        runs: ``solver.solve(p, nodes_limit=n)`` is ``solver.search(p, SearchRequest(nodes_limit=n))``.
 
         The side to move is the attacker; with ``root_is_and_node_if_checked`` a
         side to move that is in check is the defender instead. Returns a
@@ -782,15 +823,52 @@ cdef class Solver:
         it without the table; the result's ``certification`` says whether it
         held (see :class:`Certification`).
 
+        ``futility_node_cap`` is a diagnostic (see :class:`usi_mate.SearchRequest`).
+
         In the main thread the search runs on a search thread (started once and
         reused) so that Ctrl-C (KeyboardInterrupt) stops it and is raised here.
         """
         # A solve() ends an arm(), whatever happens: validate, then search.
         try:
-            request = self._request(position, time_limit_ms, nodes_limit, on_progress,
-                                    progress_interval_ms, root_is_and_node_if_checked,
-                                    post_search, ignore_futile_interpositions, certify,
-                                    certify_nodes, max_length, min_length_effort)
+            request = _settings().SearchRequest(
+                time_limit_ms=time_limit_ms,
+                nodes_limit=nodes_limit,
+                post_search=post_search,
+                ignore_futile_interpositions=ignore_futile_interpositions,
+                root_is_and_node_if_checked=root_is_and_node_if_checked,
+                certify=certify,
+                max_length=max_length,
+                min_length_effort=min_length_effort,
+                certify_nodes=certify_nodes,
+                futility_node_cap=futility_node_cap,
+            )
+        except BaseException:
+            self.disarm()
+            raise
+        return self.search(position, request, on_progress=on_progress,
+                           progress_interval_ms=progress_interval_ms)
+
+    def search(self, position, request, *, on_progress=None, progress_interval_ms=200):
+        """Search ``position`` as ``request`` (a :class:`usi_mate.SearchRequest`) asks.
+
+        What :meth:`solve` does with the request its keywords make; the request
+        travels unchanged from whoever made it (the USI engine, ``usi-mate solve``,
+        :func:`usi_mate.solve_many`) to here, where the core's limits are read from
+        it. ``on_progress`` (called with a :class:`SearchProgress` every
+        ``progress_interval_ms`` milliseconds; 0: as often as the core reports)
+        is how this call reports, not part of what it asks. Returns a MateResult;
+        raises as :meth:`solve` does (TypeError when ``request`` is no SearchRequest).
+        """
+        # A search() ends an arm(), whatever happens: validate, then search.
+        try:
+            settings = _settings()
+            if not isinstance(request, settings.SearchRequest):
+                raise TypeError(f"request must be a SearchRequest, not {type(request).__name__}")
+            if on_progress is not None and not callable(on_progress):
+                raise TypeError("on_progress must be callable")
+            sfen = _position_sfen(position)
+            interval = settings.check_int("progress_interval_ms", progress_interval_ms, 0,
+                                          settings.MAX_TIME_MS) or 0
         except BaseException:
             self.disarm()
             raise
@@ -804,13 +882,13 @@ cdef class Solver:
             self._on_progress = on_progress
             self._callback_error = None
             if on_progress is not None:
-                self._solver.set_progress(_progress_trampoline, <void*>self, request["interval"])
+                self._solver.set_progress(_progress_trampoline, <void*>self, interval)
             else:
                 self._solver.set_progress(NULL, NULL, 0)
             if threading.current_thread() is threading.main_thread():
-                out = self._solve_interruptible(request)
+                out = self._solve_interruptible(sfen, request)
             else:
-                out = self._solve_native(request)
+                out = self._solve_native(sfen, request)
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
@@ -821,8 +899,8 @@ cdef class Solver:
             raise err
         self._refine = out["refine"]
         certification = None
-        if certify and out["status"] == 2:
-            certification = _certification(request["sfen"], out, request["and_root"])
+        if request.certify and out["status"] == 2:
+            certification = _certification(sfen, out, request.root_is_and_node_if_checked)
         return MateResult(
             status=_STATUS[out["status"]],
             moves=out["pv"],
@@ -838,47 +916,10 @@ cdef class Solver:
             line_nodes=out["line_nodes"],
         )
 
-    def _request(self, position, time_limit_ms, nodes_limit, on_progress, progress_interval_ms,
-                 root_is_and_node_if_checked, post_search, ignore_futile_interpositions, certify,
-                 certify_nodes, max_length, min_length_effort):
-        # Validated once, by SearchSettings (usi_mate/settings.py), like every other entry point.
-        settings = SearchSettings(
-            time_limit_ms=time_limit_ms,
-            nodes_limit=nodes_limit,
-            post_search=post_search,
-            ignore_futile_interpositions=bool(ignore_futile_interpositions),
-            root_is_and_node_if_checked=bool(root_is_and_node_if_checked),
-            certify=bool(certify),
-            max_length=max_length,
-            min_length_effort=min_length_effort,
-        )
-        if on_progress is not None and not callable(on_progress):
-            raise TypeError("on_progress must be callable")
-        return {
-            "sfen": _position_sfen(position),
-            "time": settings.time_limit_ms or 0,
-            "nodes": settings.nodes_limit or 0,
-            "interval": check_int("progress_interval_ms", progress_interval_ms, 0, MAX_TIME_MS) or 0,
-            "certify_nodes": (check_int("certify_nodes", certify_nodes, 0, MAX_NODES) or 0) if certify else 0,
-            "and_root": settings.root_is_and_node_if_checked,
-            "level": POST_SEARCH_LEVELS[settings.post_search],
-            "futile": settings.ignore_futile_interpositions,
-            "max_length": settings.max_length or 0,
-            "effort": settings.min_length_effort,
-        }
-
-    def _solve_native(self, request):
+    def _solve_native(self, sfen, request):
         """The search itself, without the GIL; the core's output as plain Python values."""
-        cdef string c_sfen = request["sfen"].encode()
-        cdef SearchLimits limits
-        limits.nodes = request["nodes"]
-        limits.time_ms = request["time"]
-        limits.root_is_and_node_if_checked = request["and_root"]
-        limits.post_search = <PostSearchLevel_c><int>request["level"]
-        limits.ignore_futile_interpositions = request["futile"]
-        limits.certify_nodes = request["certify_nodes"]
-        limits.max_length = request["max_length"]
-        limits.min_length_effort = request["effort"]
+        cdef string c_sfen = sfen.encode()
+        cdef SearchLimits limits = _search_limits(request)
         cdef SolveOutput out
         with nogil:
             out = c_solve(self._solver[0], c_sfen, limits)
@@ -901,8 +942,8 @@ cdef class Solver:
                             [m.decode() for m in out.cert_failed_path]),
         }
 
-    def _solve_interruptible(self, request):
+    def _solve_interruptible(self, sfen, request):
         # The main thread waits while the search thread searches: a signal handler
         # (Ctrl-C) only runs between bytecodes, never inside a native call, so
         # searching here would hold Ctrl-C until the search ends.
-        return _main_thread_searcher().run(lambda: self._solve_native(request), self.stop)
+        return _main_thread_searcher().run(lambda: self._solve_native(sfen, request), self.stop)
