@@ -83,11 +83,15 @@ struct SearchLimits {
   // SearchRequest.futility_node_cap; a cap of 1 cuts every judgement that needs
   // a search short.
   uint64_t futility_node_cap = 0;
-  // For tests: a line read goes on with recorded lengths after visiting this
-  // many positions (0: never), as it does past its deadline (line_reader.cpp).
+
+  // Test hooks: set only by the tests' own extension (tests/usi_mate_testing.pyx,
+  // csrc/testing.h); the Python API never sets them, so a search from it runs
+  // with these defaults.
+  // A line read goes on with recorded lengths after visiting this many
+  // positions (0: never), as it does past its deadline (line_reader.cpp).
   uint64_t line_read_positions = 0;
-  // For tests: the shortest-mate search looks for shorter mates along its line
-  // from the end up after a round of attempts at the root that settles nothing
+  // The shortest-mate search looks for shorter mates along its line from the
+  // end up after a round of attempts at the root that settles nothing
   // (post_search.cpp, shorten_along_line); false asks only at the root.
   bool line_pass = true;
   // Passes of the refinement walk over the proven tree (refine.h) before the
