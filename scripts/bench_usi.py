@@ -25,11 +25,11 @@ shtsume clears its own after each.
 
 Problem files are read with :mod:`usi_mate.problems` (``<sfen> # <label> <id> ...``;
 labels ``N``, ``nomate``, ``nomate<=N``, ``>=N``). Every mating line is replayed with
-:func:`usi_mate.verify.check_mate_line` (cshogi's move generator): every move legal,
-every attacker move a check, no fourfold repetition, ending in checkmate or where every
-legal reply is a futile drop as :func:`usi_mate.verify.only_futile_by_capture` judges it
-with cshogi alone (``--futile-depth`` plies allowed after the capture; not this
-engine's solver).
+:func:`mate_lines.check_mate_line` (scripts/mate_lines.py, cshogi's move generator):
+every move legal, every attacker move a check, no fourfold repetition, ending in
+checkmate or where every legal reply is a futile drop as
+:func:`mate_lines.only_futile_by_capture` judges it with cshogi alone (``--futile-depth``
+plies allowed after the capture; not this engine's solver).
 
 Verdicts, one per problem and engine:
 - exact: the answer agrees with the label (``Expected.agrees``): a valid line of exactly
@@ -79,7 +79,10 @@ if importlib.util.find_spec("usi_mate") is None and str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from usi_mate.problems import Expected, Problem, read_problem_file  # noqa: E402
-from usi_mate.verify import FUTILE_CAPTURE_DEPTH, check_mate_line, only_futile_by_capture  # noqa: E402
+
+if str(REPO / "scripts") not in sys.path:
+    sys.path.insert(0, str(REPO / "scripts"))
+from mate_lines import FUTILE_CAPTURE_DEPTH, check_mate_line, only_futile_by_capture  # noqa: E402
 
 # An engine that has not answered `go mate` this long after its time limit is killed.
 GUARD_S = 5.0
@@ -694,7 +697,8 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=FUTILE_CAPTURE_DEPTH,
         metavar="PLIES",
-        help="plies allowed after capturing a futile drop (usi_mate.verify.only_futile_by_capture)",
+        help="plies allowed after capturing a futile drop "
+        "(only_futile_by_capture of scripts/mate_lines.py)",
     )
     parser.add_argument(
         "--restart-each",
