@@ -605,9 +605,10 @@ cdef class Solver:
                 time_limit_ms=time_limit_ms,
                 nodes_limit=nodes_limit,
                 post_search=post_search,
-                ignore_futile_interpositions=ignore_futile_interpositions,
-                root_is_and_node_if_checked=root_is_and_node_if_checked,
-                certify=certify,
+                # (these three are taken for their truth value, as they always were here)
+                ignore_futile_interpositions=bool(ignore_futile_interpositions),
+                root_is_and_node_if_checked=bool(root_is_and_node_if_checked),
+                certify=bool(certify),
                 max_length=max_length,
                 min_length_effort=min_length_effort,
                 certify_nodes=certify_nodes,

@@ -148,6 +148,20 @@ class _Searcher:
         if self.budget.spent():
             return None
         nodes, time_ms = self.budget.limits(cap)
+        # Made (and validated) before the solver is armed below.
+        request = SearchRequest(
+            time_limit_ms=max(1, time_ms) if time_ms is not None else None,
+            nodes_limit=max(1, nodes) if nodes is not None else None,
+            root_is_and_node_if_checked=bool(and_root),
+            post_search="MinLength",
+            # A check asks for proven lengths within its own limits (no share of work
+            # of its own); with none at all, the default share ends each search.
+            min_length_effort=0
+            if (nodes is not None or time_ms is not None)
+            else DEFAULT_MIN_LENGTH_EFFORT,
+            ignore_futile_interpositions=self.futile,
+            max_length=max_length,
+        )
         on_progress = None
         if self.fresh:
             if self._second is None:
@@ -168,19 +182,6 @@ class _Searcher:
             if self.budget.should_stop():
                 solver.disarm()
                 raise CheckStopped
-        request = SearchRequest(
-            time_limit_ms=max(1, time_ms) if time_ms is not None else None,
-            nodes_limit=max(1, nodes) if nodes is not None else None,
-            root_is_and_node_if_checked=and_root,
-            post_search="MinLength",
-            # A check asks for proven lengths within its own limits (no share of work
-            # of its own); with none at all, the default share ends each search.
-            min_length_effort=0
-            if (nodes is not None or time_ms is not None)
-            else DEFAULT_MIN_LENGTH_EFFORT,
-            ignore_futile_interpositions=self.futile,
-            max_length=max_length,
-        )
         result = solver.search(
             sfen, request, on_progress=on_progress, progress_interval_ms=STOP_POLL_MS
         )

@@ -141,7 +141,8 @@ class SearchRequest:
         for name in ("ignore_futile_interpositions", "root_is_and_node_if_checked", "certify"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
-        check_int("certify_nodes", self.certify_nodes, 0, MAX_NODES)
+        if self.certify:  # (read only then)
+            check_int("certify_nodes", self.certify_nodes, 0, MAX_NODES)
         check_int("futility_node_cap", self.futility_node_cap, 1, MAX_FUTILITY_NODE_CAP)
 
     def keywords(self) -> dict[str, Any]:

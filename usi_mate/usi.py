@@ -372,11 +372,15 @@ class UsiEngine:
         interval = search.config.pv_interval_ms
         res: MateResult | None
         try:
-            request = search.config.request(
-                time_limit_ms=search.time_ms,
-                nodes_limit=search.nodes,
-                max_length=search.command.depth,
-            )
+            try:
+                request = search.config.request(
+                    time_limit_ms=search.time_ms,
+                    nodes_limit=search.nodes,
+                    max_length=search.command.depth,
+                )
+            except Exception:
+                solver.disarm()  # (armed by the go; search() disarms on its own errors)
+                raise
             res = solver.search(
                 search.sfen,
                 request,
