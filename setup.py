@@ -8,7 +8,11 @@ The build is portable by default. Environment variables:
   per bitboard, csrc/bitops.h), the code MSVC compiles on Windows: CI builds this
   variant on Linux so the Windows code path is tested on every run;
 - USI_MATE_TSAN=1 builds with ThreadSanitizer (GCC/Clang; for checking the
-  multi-threaded search, docs/THREADS.md says how to run the tests with it).
+  multi-threaded search, docs/THREADS.md says how to run the tests with it);
+- USI_MATE_TEST_HOOKS=1 builds the tests' own extension instead of the package's:
+  ``usi_mate_testing`` (tests/usi_mate_testing.pyx over csrc/testing.h), never part of
+  the package or its wheel. tests/hooks.py runs ``setup.py build_ext`` so, into
+  build/test-hooks/, on first use (the other variables apply to it as well).
 
 The objects are not rebuilt when only a variable changes: switch with `--force`.
 """
@@ -38,9 +42,17 @@ if os.environ.get("USI_MATE_TSAN", "0") not in ("", "0"):
     compile_args += ["-fsanitize=thread", "-g", "-O1"]
     link_args.append("-fsanitize=thread")
 
+cython_options = {"compiler_directives": {"language_level": "3"}}
+if os.environ.get("USI_MATE_TEST_HOOKS", "0") not in ("", "0"):
+    name, source = "usi_mate_testing", "tests/usi_mate_testing.pyx"
+    # It cimports the core's declarations (usi_mate/_core.pxd); its generated C++ stays
+    # out of tests/.
+    cython_options.update(include_path=["."], build_dir="build/test-hooks/src")
+else:
+    name, source = "usi_mate._core", "usi_mate/_core.pyx"
 extension = Extension(
-    "usi_mate._core",
-    sources=["usi_mate/_core.pyx"] + sorted(glob.glob("csrc/*.cpp")),
+    name,
+    sources=[source] + sorted(glob.glob("csrc/*.cpp")),
     include_dirs=["csrc"],
     depends=sorted(glob.glob("csrc/*.h")),
     language="c++",
@@ -49,4 +61,4 @@ extension = Extension(
     define_macros=define_macros,
 )
 
-setup(ext_modules=cythonize([extension], compiler_directives={"language_level": "3"}))
+setup(ext_modules=cythonize([extension], **cython_options))

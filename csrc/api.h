@@ -7,7 +7,6 @@
 
 #include "movegen.h"
 #include "position.h"
-#include "proof_hand.h"
 
 namespace usi_mate {
 namespace api {
@@ -92,24 +91,6 @@ inline std::string piece_str(const Position& pos, int sq) {
 }
 
 inline std::string last_move_usi(const Position& pos) { return move_to_usi(pos.last_move()); }
-
-// Testing hooks: the hand rules of proof_hand.h on a position, hands as counts
-// in the order P L N S B R G.
-inline Hand hand_from_counts(const std::vector<int>& counts) {
-  Hand h = 0;
-  for (int pt = PAWN; pt < KING; ++pt) h = hand_set(h, PieceType(pt), counts.at(pt - 1));
-  return h;
-}
-inline std::vector<int> hand_to_counts(Hand h) {
-  std::vector<int> out;
-  for (int pt = PAWN; pt < KING; ++pt) out.push_back(hand_count(h, PieceType(pt)));
-  return out;
-}
-inline std::vector<int> testing_and_node_disproof_hand(const Position& pos, const std::string& refutation,
-                                                       const std::vector<int>& child) {
-  return hand_to_counts(
-      and_node_disproof_hand(pos, ~pos.side_to_move(), hand_from_counts(child), parse_legal_move(pos, refutation)));
-}
 
 }  // namespace api
 }  // namespace usi_mate

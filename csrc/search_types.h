@@ -44,12 +44,26 @@ enum class PostSearchLevel : int {
   UpperBound = 1,  // a line as long as the proven upper bound of the mate length
   MinLength = 2,   // keep searching until the shortest mate (longest defence) is proven
 };
+// Their names by value, as KomoringHeights spells them (the USI option's and the
+// Python API's words: usi_mate._core.POST_SEARCH_LEVELS).
+constexpr int kPostSearchLevelCount = 3;
+constexpr const char* kPostSearchLevelNames[kPostSearchLevelCount] = {"None", "UpperBound", "MinLength"};
+
+// Paths are cut at this many plies (SearchLimits::max_ply): a mate is at most
+// kMaxPly - 1 plies long (the longest max_length the Python API accepts).
+constexpr int kMaxPly = 4000;
+// The transposition table of a Solver when none is asked for, in MB (~8 M
+// entries of 32 bytes; usi_mate._core.DEFAULT_HASH_MB).
+constexpr uint64_t kDefaultHashMb = 256;
+// The Python API's default of SearchLimits::certify_nodes when a certificate is
+// asked for: muso-088's disproof tree walks 6,189 positions.
+constexpr uint64_t kDefaultCertifyNodes = 2000000;
 
 struct SearchLimits {
   uint64_t nodes = 0;    // 0 = no limit
   uint64_t time_ms = 0;  // 0 = no limit
   bool root_is_and_node_if_checked = false;
-  int max_ply = 4000;  // deeper paths are cut; a "no mate" that relied on a cut becomes unknown
+  int max_ply = kMaxPly;  // deeper paths are cut; a "no mate" that relied on a cut becomes unknown
   // Only mates of at most this many plies count (USI `go depth N`); 0 = any length.
   // "No mate within N" is not "no mate": it ends as Unknown with StopReason::LengthLimit.
   int max_length = 0;
@@ -64,14 +78,20 @@ struct SearchLimits {
   // After a "no mate", rebuild a disproof certificate walking at most this
   // many positions, re-searched nodes included (0: none).
   uint64_t certify_nodes = 0;
-  // Node cap of the first ask of every futility judgement (0: kFutilityNodeCap).
-  // For tests: a cap of 1 cuts every judgement that needs a search short.
+  // Node cap of the first ask of every futility judgement (0: kFutilityNodeCap;
+  // ~0: none, every judgement settled). A diagnostic: the Python API's
+  // SearchRequest.futility_node_cap; a cap of 1 cuts every judgement that needs
+  // a search short.
   uint64_t futility_node_cap = 0;
-  // For tests: a line read goes on with recorded lengths after visiting this
-  // many positions (0: never), as it does past its deadline (line_reader.cpp).
+
+  // Test hooks: set only by the tests' own extension (tests/usi_mate_testing.pyx,
+  // csrc/testing.h); the Python API never sets them, so a search from it runs
+  // with these defaults.
+  // A line read goes on with recorded lengths after visiting this many
+  // positions (0: never), as it does past its deadline (line_reader.cpp).
   uint64_t line_read_positions = 0;
-  // For tests: the shortest-mate search looks for shorter mates along its line
-  // from the end up after a round of attempts at the root that settles nothing
+  // The shortest-mate search looks for shorter mates along its line from the
+  // end up after a round of attempts at the root that settles nothing
   // (post_search.cpp, shorten_along_line); false asks only at the root.
   bool line_pass = true;
   // Passes of the refinement walk over the proven tree (refine.h) before the

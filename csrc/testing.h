@@ -1,7 +1,10 @@
 // Testing hooks: the core's small structures and rules with plain types (hands as
 // counts P L N S B R G), so unit tests can check each concept on its own
 // (tests/test_tt.py, test_hand.py, test_proof_hand.py, test_repetition.py,
-// test_futility.py). Nothing here is used by the search.
+// test_futility.py), and solves with the SearchLimits fields that only tests set
+// (line_read_positions, line_pass: tests/test_answers.py). Nothing here is used by
+// the search, and the usi_mate package does not include it: only the tests' own
+// extension (tests/usi_mate_testing.pyx, built by tests/hooks.py) does.
 #pragma once
 
 #include <string>
@@ -18,8 +21,16 @@
 namespace usi_mate {
 namespace testing {
 
-using api::hand_from_counts;
-using api::hand_to_counts;
+inline Hand hand_from_counts(const std::vector<int>& counts) {
+  Hand h = 0;
+  for (int pt = PAWN; pt < KING; ++pt) h = hand_set(h, PieceType(pt), counts.at(pt - 1));
+  return h;
+}
+inline std::vector<int> hand_to_counts(Hand h) {
+  std::vector<int> out;
+  for (int pt = PAWN; pt < KING; ++pt) out.push_back(hand_count(h, PieceType(pt)));
+  return out;
+}
 
 inline bool hand_superior_or_equal(const std::vector<int>& a, const std::vector<int>& b) {
   return hand_is_superior_or_equal(hand_from_counts(a), hand_from_counts(b));
@@ -43,6 +54,12 @@ inline std::vector<int> and_proof_hand(const Position& pos, const std::vector<in
 }
 inline std::vector<int> or_disproof_hand(const Position& pos, const std::vector<int>& children_meet) {
   return hand_to_counts(or_node_disproof_hand(pos, pos.side_to_move(), hand_from_counts(children_meet)));
+}
+// The AND node pos refuted by `refutation`, whose child has disproof hand `child`.
+inline std::vector<int> and_disproof_hand(const Position& pos, const std::string& refutation,
+                                          const std::vector<int>& child) {
+  return hand_to_counts(and_node_disproof_hand(pos, ~pos.side_to_move(), hand_from_counts(child),
+                                               api::parse_legal_move(pos, refutation)));
 }
 
 struct ProbeResult {
@@ -74,51 +91,12 @@ class Table {
 // A solve within `limits` on a fresh table of hash_mb MB.
 // MinLength without a share of work (min_length_effort 0): these hooks test
 // the length search's proofs, which run until the minimum or the node limit.
+// (Solves with a futility cap go through the Python API:
+// SearchRequest.futility_node_cap.)
 inline SearchResult solve_fresh(const std::string& sfen, SearchLimits limits, uint64_t hash_mb) {
   Solver solver(hash_mb);
   limits.min_length_effort = 0;
   return solver.solve(sfen, limits);
-}
-
-// "Is there a mate within max_length plies?" (SearchLimits::max_length, then
-// the shortest mate within it), under the composers' count (`futile`) or the
-// strict one, each futility judgement first asked with a `cap`-node
-// sub-search (0: kFutilityNodeCap; a huge cap settles every judgement);
-// max_length 0 asks for any mate. What scripts/published_length.py reads a
-// published length with.
-struct BoundedAsk {
-  int status = 0;       // MateStatus
-  int plies = 0;        // the line's, when a mate is found
-  int min_length = 0;   // the proven shortest (0: not proven)
-  int stop_reason = 0;  // StopReason: LengthLimit is "no mate within max_length", proven
-  bool cut = false;     // none found, but a judgement was cut short: nothing proven
-  uint64_t nodes = 0;
-};
-inline BoundedAsk ask_within(const std::string& sfen, int max_length, uint64_t nodes, uint64_t cap, bool futile,
-                             uint64_t hash_mb) {
-  SearchLimits limits;
-  limits.nodes = nodes;
-  limits.max_length = max_length;
-  limits.futility_node_cap = cap;
-  limits.ignore_futile_interpositions = futile;
-  SearchResult r = solve_fresh(sfen, limits, hash_mb);
-  // A refutation within the length that rests on a cut judgement ends with no
-  // stop reason and a note (Solver::solve), not LengthLimit.
-  bool cut = r.status == MateStatus::Unknown && r.stop_reason == StopReason::None && !r.error.empty();
-  return {int(r.status), int(r.pv.size()), r.min_length, int(r.stop_reason), cut, r.nodes};
-}
-
-// A MinLength solve (composers' count) on a fresh table of hash_mb MB with the first
-// ask of every futility judgement capped at `cap` nodes: the status
-// (MateStatus), the line's plies and whether the minimum is claimed proven.
-struct CappedSolve {
-  int status = 0;
-  int plies = 0;
-  bool min_length_proven = false;
-};
-inline CappedSolve solve_with_futility_cap(const std::string& sfen, uint64_t nodes, uint64_t cap, uint64_t hash_mb) {
-  BoundedAsk a = ask_within(sfen, 0, nodes, cap, true, hash_mb);  // (max_length 0: no bound)
-  return {a.status, a.plies, a.min_length > 0};
 }
 
 // The status (MateStatus) and the line in USI.

@@ -24,7 +24,7 @@ use), with expected ``N`` (mate in N plies), ``nomate``, ``nomate<=N`` (no mate 
 N plies; a longer one may exist) or ``>=N`` (the shortest mate is at least N).
 
 Scoring (the same for both engines). Every mate answer is replayed with cshogi
-(``usi_mate.verify.check_mate_line``): each move legal, each attacker move a check, the
+(``check_mate_line`` of scripts/mate_lines.py): each move legal, each attacker move a check, the
 end checkmate.
 - solved: the verdict agrees with the label. ``N``: a valid mating line (of any
   length: a line shows one defence only). ``nomate``: nomate. ``nomate<=N``:
@@ -79,7 +79,12 @@ from tqdm import tqdm
 
 import usi_mate
 from usi_mate.problems import Expected, read_problem_file
-from usi_mate.verify import check_mate_line, only_futile_replies
+from usi_mate.verify import only_futile_replies
+
+try:  # python -m scripts.<tool> from the checkout's root
+    from scripts.mate_lines import check_mate_line
+except ImportError:  # python scripts/<tool>.py, or tests (scripts/ on the path)
+    from mate_lines import check_mate_line
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = REPO / "problems"

@@ -25,11 +25,11 @@ shtsume clears its own after each.
 
 Problem files are read with :mod:`usi_mate.problems` (``<sfen> # <label> <id> ...``;
 labels ``N``, ``nomate``, ``nomate<=N``, ``>=N``). Every mating line is replayed with
-:func:`usi_mate.verify.check_mate_line` (cshogi's move generator): every move legal,
-every attacker move a check, no fourfold repetition, ending in checkmate or where every
-legal reply is a futile drop as :func:`usi_mate.verify.only_futile_by_capture` judges it
-with cshogi alone (``--futile-depth`` plies allowed after the capture; not this
-engine's solver).
+:func:`mate_lines.check_mate_line` (scripts/mate_lines.py, cshogi's move generator):
+every move legal, every attacker move a check, no fourfold repetition, ending in
+checkmate or where every legal reply is a futile drop as
+:func:`mate_lines.only_futile_by_capture` judges it with cshogi alone (``--futile-depth``
+plies allowed after the capture; not this engine's solver).
 
 Verdicts, one per problem and engine:
 - exact: the answer agrees with the label (``Expected.agrees``): a valid line of exactly
@@ -85,7 +85,11 @@ from datetime import datetime
 from pathlib import Path
 
 from usi_mate.problems import Expected, Problem, read_problem_file
-from usi_mate.verify import FUTILE_CAPTURE_DEPTH, check_mate_line, only_futile_by_capture
+
+try:  # python -m scripts.<tool> from the checkout's root
+    from scripts.mate_lines import FUTILE_CAPTURE_DEPTH, check_mate_line, only_futile_by_capture
+except ImportError:  # python scripts/<tool>.py, or tests (scripts/ on the path)
+    from mate_lines import FUTILE_CAPTURE_DEPTH, check_mate_line, only_futile_by_capture
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -801,7 +805,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=FUTILE_CAPTURE_DEPTH,
         metavar="PLIES",
-        help="plies allowed after capturing a futile drop (usi_mate.verify.only_futile_by_capture)",
+        help="plies allowed after capturing a futile drop "
+        "(only_futile_by_capture of scripts/mate_lines.py)",
     )
     parser.add_argument(
         "--restart-each",

@@ -96,7 +96,12 @@ from pathlib import Path
 import cshogi
 
 import usi_mate
-from usi_mate.verify import check_mate_line, only_futile_replies
+from usi_mate.verify import only_futile_replies
+
+try:  # python -m scripts.<tool> from the checkout's root
+    from scripts.mate_lines import check_mate_line
+except ImportError:  # python scripts/<tool>.py, or tests (scripts/ on the path)
+    from mate_lines import check_mate_line
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -35,16 +35,54 @@ import re
 import sys
 import time
 
-from usi_mate._core import _ask_within
+from usi_mate import SearchRequest, Solver
 from usi_mate.problems import read_problem_file
+from usi_mate.settings import MAX_FUTILITY_NODE_CAP
 
-# Every futility judgement settled: no cap at all (SearchMonitor::kNoLimit), which is
-# also what makes the search judge drops against the other replies' shortest mates.
-UNCAPPED = 2**64 - 1
+# Every futility judgement settled: no cap at all, which is also what makes the search
+# judge drops against the other replies' shortest mates.
+UNCAPPED = MAX_FUTILITY_NODE_CAP
+
+
+def ask_within(
+    sfen: str,
+    max_length: int,
+    nodes: int,
+    cap: int = 0,
+    futile: bool = True,
+    hash_mb: int = 256,
+) -> dict:
+    """Whether ``sfen`` has a mate within ``max_length`` plies (0: any; a fresh table of
+    ``hash_mb`` MB, at most ``nodes`` nodes, MinLength within it, no share of work),
+    under the composers' count (``futile``) or the strict one, each futility judgement
+    first asked with a ``cap``-node sub-search (SearchRequest.futility_node_cap; 0: the
+    search's own, none for a bound of 21 plies or less; UNCAPPED: none, drops judged
+    against the other replies' shortest mates). A dict: ``status``, ``plies``,
+    ``min_length`` (0: not proven), ``stop_reason``, ``cut`` (no mate found, but a
+    judgement was cut short, so "no mate within" is not proven) and ``nodes``."""
+    request = SearchRequest(
+        nodes_limit=nodes,
+        max_length=max_length or None,
+        futility_node_cap=cap or None,
+        ignore_futile_interpositions=futile,
+        min_length_effort=0,
+    )
+    r = Solver(hash_mb).search(sfen, request)
+    # A refutation within the length that rests on a cut judgement ends with no stop
+    # reason and a note, not "length".
+    cut = r.status == "unknown" and r.stop_reason is None and r.error is not None
+    return dict(
+        status=r.status,
+        plies=len(r.moves),
+        min_length=r.min_length or 0,
+        stop_reason=r.stop_reason,
+        cut=cut,
+        nodes=r.nodes,
+    )
 
 
 def verdict(answer: dict, published: int) -> str:
-    """One word for an _ask_within answer (see the module docstring)."""
+    """One word for an ask_within answer (see the module docstring)."""
     if answer["status"] == "mate":
         return f"mate {answer['plies']}" + (" min" if answer["min_length"] else "")
     if answer["stop_reason"] == "length":  # (a bounded search never answers plain "nomate")
@@ -91,16 +129,16 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             n = p.expected.plies
             t = time.monotonic()
-            asks = {"composers": _ask_within(p.sfen, n, nodes, 0, True, args.hash)}
+            asks = {"composers": ask_within(p.sfen, n, nodes, 0, True, args.hash)}
             cells = [verdict(asks["composers"], n)]
             if args.uncapped:
                 if asks["composers"]["cut"]:
-                    asks["uncapped"] = _ask_within(p.sfen, n, nodes, UNCAPPED, True, args.hash)
+                    asks["uncapped"] = ask_within(p.sfen, n, nodes, UNCAPPED, True, args.hash)
                     cells.append(verdict(asks["uncapped"], n))
                 else:
                     cells.append("")
             if args.strict:
-                asks["strict"] = _ask_within(p.sfen, n, nodes, 0, False, args.hash)
+                asks["strict"] = ask_within(p.sfen, n, nodes, 0, False, args.hash)
                 cells.append(verdict(asks["strict"], n))
             seconds = time.monotonic() - t
             total = sum(a["nodes"] for a in asks.values())

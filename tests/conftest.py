@@ -1,6 +1,6 @@
-"""Make the shared test helpers (tests/oracle.py) importable whatever pytest's
-import mode, so the test files can say ``from oracle import ...``; and refuse to
-test a usi_mate other than this checkout's.
+"""Make the shared test helpers (tests/oracle.py, tests/hooks.py, scripts/mate_lines.py)
+importable whatever pytest's import mode, so the test files can say ``from oracle
+import ...``; and refuse to test a usi_mate other than this checkout's.
 
 The suite imports ``usi_mate`` from wherever Python finds it: an in-place build of
 this checkout, or the package ``pip install ".[test]"`` installed from it. A copy
@@ -17,6 +17,7 @@ TESTS = Path(__file__).resolve().parent
 CHECKOUT_PACKAGE = TESTS.parent / "usi_mate"
 
 sys.path.insert(0, str(TESTS))
+sys.path.insert(1, str(TESTS.parent / "scripts"))
 
 
 def _stale_files(installed: Path) -> list[str]:

@@ -268,7 +268,7 @@ def check_mate_line(
 ) -> str | None:
     """Replay a mating line with cshogi; None when valid, else the reason.
 
-    The one line checker, :func:`usi_mate.verify.check_mate_line` (cshogi's move lists,
+    The one line checker, :func:`mate_lines.check_mate_line` (scripts/; cshogi's move lists,
     not this engine's generator): every move legal, every attacker move gives check, no
     fourfold repetition, the attacker's parity, and the last position checkmate (a
     pawn-drop mate is not legal in cshogi, so it can never end a valid line). The side to
@@ -276,7 +276,7 @@ def check_mate_line(
     also end where every legal reply is a futile interposition (see
     :func:`only_futile_replies`).
     """
-    from usi_mate.verify import check_mate_line as replay
+    from mate_lines import check_mate_line as replay
 
     futile_end = only_futile_replies if allow_futile_end else None
     return replay(sfen, moves, and_root=and_root, futile_end=futile_end)

@@ -9,6 +9,7 @@ and mating without the captured piece.
 from __future__ import annotations
 
 import pytest
+from hooks import _solve_with_line_cut, _solve_with_line_pass
 from oracle import (
     categories,
     check_mate_line,
@@ -18,7 +19,6 @@ from oracle import (
 )
 
 from usi_mate import Position, Solver, solve
-from usi_mate._core import _solve_with_line_cut, _solve_with_line_pass
 
 NODES = 20_000_000
 

@@ -1,7 +1,7 @@
 """scripts.bench_usi: argument parsing, answer parsing, scoring and the USI driver,
 against a fake engine (a small Python script speaking USI with canned answers), so no
 peer binary is needed; and the independent futility judge it uses
-(usi_mate.verify.only_futile_by_capture)."""
+(only_futile_by_capture of scripts/mate_lines.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from mate_lines import check_mate_line, only_futile_by_capture
 
 from usi_mate.problems import Expected
-from usi_mate.verify import check_mate_line, only_futile_by_capture
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_usi.py"
 _spec = importlib.util.spec_from_file_location("bench_usi", SCRIPT)

@@ -359,7 +359,7 @@ def test_and_node_refuted_by_a_drop_keeps_that_piece_for_the_defender():
     hand the position has no legal reply and is mate."""
     sfen = "7lk/7p1/9/9/9/9/9/9/8L w 3Gg 1"
     full = {"P": 18, "L": 4, "N": 4, "S": 4, "B": 2, "R": 2, "G": 4}
-    from usi_mate._core import _and_node_disproof_hand
+    from hooks import _and_node_disproof_hand
 
     hand = _and_node_disproof_hand(Position(sfen), "G*1b", full)
     assert hand == {**full, "G": 3}

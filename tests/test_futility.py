@@ -4,9 +4,10 @@ minimum never rests on a judgement cut short."""
 from __future__ import annotations
 
 import pytest
+from hooks import _FutilityMemo, _solve_with_futility_cap
 from oracle import external_labelled, load_labelled
 
-from usi_mate._core import _FutilityMemo, _solve_with_futility_cap
+from usi_mate.settings import FUTILITY_NODE_CAP
 
 ZERO = dict.fromkeys("PLNSBRG", 0)
 
@@ -39,8 +40,8 @@ def test_a_minimum_is_claimed_only_once_its_futility_judgements_are_settled():
     # zukou-029 (15 plies): the length search reaches 15 within 3 M nodes, but
     # on the way some futility sub-searches are cut at their 3000-node cap;
     # settling them without a cap takes more than the nodes left.
-    assert _solve_with_futility_cap(ZUKOU_029, 3_000_000, 3000) == ("mate", 15, False)
-    assert _solve_with_futility_cap(ZUKOU_029, 20_000_000, 3000) == ("mate", 15, True)
+    assert _solve_with_futility_cap(ZUKOU_029, 3_000_000, FUTILITY_NODE_CAP) == ("mate", 15, False)
+    assert _solve_with_futility_cap(ZUKOU_029, 20_000_000, FUTILITY_NODE_CAP) == ("mate", 15, True)
 
 
 def test_the_claim_does_not_depend_on_the_futility_cap():
@@ -71,4 +72,8 @@ def test_judgements_read_only_estimates_of_their_own_budget(sfen, expected, iden
     # judgements' capped sub-searches read the first proof's (unbounded)
     # estimates, over a thousand were cut short, their drops counted as
     # resistance, and "mate within 21" stayed unproven for 20 M nodes.
-    assert _solve_with_futility_cap(sfen, 3_000_000, 3000) == ("mate", int(expected), True)
+    assert _solve_with_futility_cap(sfen, 3_000_000, FUTILITY_NODE_CAP) == (
+        "mate",
+        int(expected),
+        True,
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from usi_mate._core import _hand_join, _hand_meet, _hand_superior_or_equal
+from hooks import _hand_join, _hand_meet, _hand_superior_or_equal
 
 MAX = {"P": 18, "L": 4, "N": 4, "S": 4, "B": 2, "R": 2, "G": 4}
 

@@ -6,13 +6,14 @@ position where it matters. Whole-search soundness is tested in test_solver.py
 
 from __future__ import annotations
 
-from usi_mate import Position
-from usi_mate._core import (
+from hooks import (
     _and_node_disproof_hand,
     _and_node_proof_hand,
     _hand_before,
     _or_node_disproof_hand,
 )
+
+from usi_mate import Position
 
 ZERO = dict.fromkeys("PLNSBRG", 0)
 FULL = {"P": 18, "L": 4, "N": 4, "S": 4, "B": 2, "R": 2, "G": 4}

@@ -11,13 +11,14 @@ from pathlib import Path
 from oracle import load_labelled
 
 from usi_mate import Solver
-from usi_mate._core import _ask_within
+from usi_mate.settings import FUTILITY_NODE_CAP
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "published_length.py"
 _spec = importlib.util.spec_from_file_location("published_length", SCRIPT)
 published_length = importlib.util.module_from_spec(_spec)
 sys.modules["published_length"] = published_length
 _spec.loader.exec_module(published_length)
+_ask_within = published_length.ask_within
 
 # muso-007 (published 15, our minimum not proven, 23 found): "mate within 15" asked
 # with the 3000-node cap of longer searches is refuted at once, but a futility
@@ -27,7 +28,7 @@ _spec.loader.exec_module(published_length)
 MUSO_007 = next(sfen for sfen, _, ident in load_labelled("muso.sfen") if ident == "muso-007")
 NODES = 5_000_000
 UNCAPPED = published_length.UNCAPPED
-CAPPED = 3000  # kFutilityNodeCap (csrc/futility.h)
+CAPPED = FUTILITY_NODE_CAP  # kFutilityNodeCap (csrc/futility.h)
 
 # YaneuraOu issue #162 (tests/test_answers.py): a mate in 3 with futile drops left
 # out, longer when every drop counts.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from usi_mate._core import _path_result_key, _PathSet, _RepetitionTable
+from hooks import _path_result_key, _PathSet, _RepetitionTable
 
 
 def test_path_set_counts_and_erases_like_a_multiset():

@@ -3,10 +3,10 @@ length budgets, unknown-entry estimates, replacement and generations."""
 
 from __future__ import annotations
 
-from usi_mate._core import _TranspositionTable
+from hooks import BUDGET_NONE, _TranspositionTable
 
 INF = 0x3FFFFFFF  # PN_INF
-NONE = 0xFFFE  # BUDGET_NONE
+NONE = BUDGET_NONE  # the unbounded search's budget (csrc/tt.h)
 LEN_INF = 0xFFFF
 ZERO = dict.fromkeys("PLNSBRG", 0)
 

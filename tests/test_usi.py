@@ -714,7 +714,7 @@ def test_a_failing_search_still_answers_once():
         def stop(self):
             pass
 
-        def solve(self, *a, **k):
+        def search(self, *a, **k):
             raise RuntimeError("core exploded")
 
     engine = UsiEngine(out.write, solver_factory=BrokenSolver)

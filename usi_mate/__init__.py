@@ -4,6 +4,8 @@ Public API:
 
 - :class:`Position`: positions (SFEN, USI moves) and exact move generation;
 - :func:`solve` and :class:`Solver`: the df-pn mate search;
+- :class:`SearchRequest`: one search's limits and settings, as :meth:`Solver.search`
+  takes them (``SearchSettings``, its earlier name, is the same class);
 - :func:`solve_many`: many positions, in order, optionally in worker processes;
 - :func:`usi_to_kif`: a line of USI moves in Japanese (KIF) notation;
 - :func:`check`: a composer's check of a problem (cooks, variations, spare pieces),
@@ -13,7 +15,7 @@ Public API:
 """
 
 from ._core import BLACK, START_SFEN, WHITE, Position, Solver
-from .settings import SearchSettings
+from .settings import SearchRequest, SearchSettings
 from .solver import solve
 from .types import Certification, MateResult, SearchProgress
 
@@ -58,6 +60,7 @@ __all__ = [
     "MateResult",
     "Certification",
     "SearchProgress",
+    "SearchRequest",
     "SearchSettings",
     "__version__",
 ]

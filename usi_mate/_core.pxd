@@ -1,4 +1,5 @@
 # Declarations of the C++ core (csrc/) used by _core.pyx. Declarations only.
+from libc.stddef cimport size_t
 from libc.stdint cimport uint64_t
 from libcpp.string cimport string
 from libcpp.pair cimport pair
@@ -36,7 +37,6 @@ cdef extern from "api.h" namespace "usi_mate::api":
     int side_to_move(const CPosition&)
     string piece_str(const CPosition&, int)
     string last_move_usi(const CPosition&)
-    vector[int] testing_and_node_disproof_hand(const CPosition&, const string&, const vector[int]&) except +
 
 
 cdef extern from "search_types.h" namespace "usi_mate":
@@ -45,7 +45,7 @@ cdef extern from "search_types.h" namespace "usi_mate":
         pass
 
     # What a caller asks of one search (csrc/search_types.h); filled in one place,
-    # Solver._solve_native, from the validated SearchSettings.
+    # _search_limits in _core.pyx, from the validated SearchRequest.
     cdef cppclass SearchLimits "usi_mate::SearchLimits":
         SearchLimits()
         uint64_t nodes
@@ -58,13 +58,24 @@ cdef extern from "search_types.h" namespace "usi_mate":
         bint ignore_futile_interpositions
         uint64_t certify_nodes
         uint64_t futility_node_cap
-        uint64_t line_read_positions
-        bint line_pass
-        int refine_passes
-        vector[uint64_t] refine_split
+        # (line_read_positions, line_pass, refine_passes: test hooks, set only by
+        # the tests' own extension through csrc/testing.h, never from here.)
 
     const unsigned int kDefaultMinLengthEffort "usi_mate::kDefaultMinLengthEffort"
     const uint64_t kMinLengthMinNodes "usi_mate::kMinLengthMinNodes"
+    const int kPostSearchLevelCount "usi_mate::kPostSearchLevelCount"
+    const char* const kPostSearchLevelNames "usi_mate::kPostSearchLevelNames"[]
+    const int kMaxPly "usi_mate::kMaxPly"
+    const uint64_t kDefaultHashMb "usi_mate::kDefaultHashMb"
+    const uint64_t kDefaultCertifyNodes "usi_mate::kDefaultCertifyNodes"
+
+
+cdef extern from "futility.h" namespace "usi_mate":
+    const uint64_t kFutilityNodeCap "usi_mate::kFutilityNodeCap"
+
+
+cdef extern from "search_thread.h" namespace "usi_mate":
+    const size_t kSearchThreadStack "usi_mate::SearchThread::kStackBytes"
 
 
 cdef extern from "solver.h" namespace "usi_mate":
@@ -128,75 +139,3 @@ cdef extern from "api.h" namespace "usi_mate::api":
     vector[string] c_progress_moves "usi_mate::api::progress_moves"(const SearchProgress_c&)
 
     ProbeOutput c_probe "usi_mate::api::probe"(const CSolver&, const string&, bint) except +
-
-
-cdef extern from "testing.h" namespace "usi_mate::testing":
-    bint t_hand_superior_or_equal "usi_mate::testing::hand_superior_or_equal"(const vector[int]&, const vector[int]&) except +
-    vector[int] t_hand_meet "usi_mate::testing::hand_meet"(const vector[int]&, const vector[int]&) except +
-    vector[int] t_hand_join "usi_mate::testing::hand_join"(const vector[int]&, const vector[int]&) except +
-    vector[int] t_hand_before "usi_mate::testing::hand_before"(const CPosition&, const string&, const vector[int]&) except +
-    vector[int] t_and_proof_hand "usi_mate::testing::and_proof_hand"(const CPosition&, const vector[int]&) except +
-    vector[int] t_or_disproof_hand "usi_mate::testing::or_disproof_hand"(const CPosition&, const vector[int]&) except +
-
-    cdef struct TProbe "usi_mate::testing::ProbeResult":
-        unsigned int pn
-        unsigned int dn
-        vector[int] hand
-        unsigned short mate_len
-        unsigned int amount
-        bint found
-
-    cdef cppclass TTable "usi_mate::testing::Table":
-        TTable(uint64_t mb) except +
-        void store(uint64_t, const vector[int]&, unsigned int, unsigned int, unsigned short, unsigned int) except +
-        TProbe probe(uint64_t, const vector[int]&, unsigned short, bint) except +
-        void new_search()
-        void clear()
-        int hashfull()
-
-    cdef struct TCappedSolve "usi_mate::testing::CappedSolve":
-        int status
-        int plies
-        bint min_length_proven
-
-    TCappedSolve t_solve_with_futility_cap "usi_mate::testing::solve_with_futility_cap"(const string&, uint64_t, uint64_t, uint64_t) except + nogil
-
-    cdef struct TBoundedAsk "usi_mate::testing::BoundedAsk":
-        int status
-        int plies
-        int min_length
-        int stop_reason
-        bint cut
-        uint64_t nodes
-
-    TBoundedAsk t_ask_within "usi_mate::testing::ask_within"(const string&, int, uint64_t, uint64_t, bint, uint64_t) except + nogil
-
-    cdef struct TLineSolve "usi_mate::testing::LineSolve":
-        int status
-        vector[string] pv
-
-    TLineSolve t_solve_with_line_cut "usi_mate::testing::solve_with_line_cut"(const string&, uint64_t, int, uint64_t, uint64_t) except + nogil
-    TLineSolve t_solve_with_line_pass "usi_mate::testing::solve_with_line_pass"(const string&, uint64_t, bint, uint64_t) except + nogil
-
-    cdef cppclass TFutility "usi_mate::testing::Futility":
-        TFutility() except +
-        void put(uint64_t, bint, const vector[int]&) except +
-        int get(uint64_t, vector[int]&) except +
-        void clear()
-
-
-cdef extern from "repetition.h" namespace "usi_mate":
-    uint64_t c_path_result_key "usi_mate::path_result_key"(uint64_t, uint64_t, uint64_t)
-
-    cdef cppclass CPathSet "usi_mate::PathSet":
-        CPathSet() except +
-        void clear()
-        bint contains(uint64_t)
-        void insert(uint64_t)
-        void erase(uint64_t)
-
-    cdef cppclass CRepetitionTable "usi_mate::RepetitionTable":
-        CRepetitionTable(unsigned int bits) except +
-        void clear()
-        void insert(uint64_t)
-        bint contains(uint64_t)

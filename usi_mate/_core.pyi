@@ -6,21 +6,20 @@ from typing import Any, Literal
 
 from typing_extensions import disjoint_base
 
+from usi_mate.settings import SearchRequest
 from usi_mate.types import MateResult, SearchProgress
 
 BLACK: int
 WHITE: int
 START_SFEN: str
 BITBOARD: Literal["int128", "uint64x2"]
-MAX_HASH_MB: int
-POST_SEARCH_LEVELS: dict[str, int]
+POST_SEARCH_LEVELS: tuple[str, ...]
 DEFAULT_MIN_LENGTH_EFFORT: int
 MIN_LENGTH_MIN_NODES: int
 DEFAULT_CERTIFY_NODES: int
 DEFAULT_HASH_MB: int
-MAX_LENGTH: int
-MAX_NODES: int
-MAX_TIME_MS: int
+MAX_PLY: int
+FUTILITY_NODE_CAP: int
 SEARCH_THREAD_STACK: int
 
 def split_position_text(text: str) -> tuple[str, list[str]]: ...
@@ -60,7 +59,7 @@ class Position:
 
 @disjoint_base
 class Solver:
-    def __init__(self, hash_mb: int = 256, threads: int = 1) -> None: ...
+    def __init__(self, hash_mb: int = ..., threads: int = 1) -> None: ...
     @property
     def hash_mb(self) -> int: ...
     @property
@@ -90,7 +89,16 @@ class Solver:
         post_search: str = "MinLength",  # "None", "UpperBound" or "MinLength" (ValueError else)
         ignore_futile_interpositions: bool = True,
         certify: bool = False,
-        certify_nodes: int = ...,
+        certify_nodes: int | None = ...,
         max_length: int | None = None,
         min_length_effort: int = ...,
+        futility_node_cap: int | None = None,
+    ) -> MateResult: ...
+    def search(
+        self,
+        position: Position | str,
+        request: SearchRequest,
+        *,
+        on_progress: Callable[[SearchProgress], None] | None = None,
+        progress_interval_ms: int = 200,
     ) -> MateResult: ...

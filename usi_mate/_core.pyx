@@ -192,259 +192,67 @@ cdef class Position:
 
 
 # ---------------------------------------------------------------------------
-# Testing hooks: the core's rules and small structures on their own, for unit
-# tests (csrc/testing.h). Hands are dicts P L N S B R G. Not part of the API.
-
-_HAND_ORDER = "PLNSBRG"
-_NO_BUDGET = 0xFFFE  # BUDGET_NONE: unbounded search
-
-
-def _hand_counts(hand):
-    return [int(hand.get(t, 0)) for t in _HAND_ORDER]
-
-
-def _hand_dict(counts):
-    return dict(zip(_HAND_ORDER, counts))
-
-
-def _and_node_disproof_hand(Position position, refutation, child_hand):
-    """Disproof hand of the AND node ``position`` (defender to move) refuted by
-    ``refutation`` whose child has disproof hand ``child_hand``."""
-    return _hand_dict(testing_and_node_disproof_hand(position._pos[0], _enc(refutation),
-                                                      _hand_counts(child_hand)))
-
-
-def _hand_superior_or_equal(a, b):
-    """True when hand ``a`` holds at least as many of every type as ``b``."""
-    return t_hand_superior_or_equal(_hand_counts(a), _hand_counts(b))
-
-
-def _hand_meet(a, b):
-    """Field-wise minimum of two hands."""
-    return _hand_dict(t_hand_meet(_hand_counts(a), _hand_counts(b)))
-
-
-def _hand_join(a, b):
-    """Field-wise maximum of two hands."""
-    return _hand_dict(t_hand_join(_hand_counts(a), _hand_counts(b)))
-
-
-def _hand_before(Position position, move, after):
-    """The attacker's hand before ``move`` (played in ``position``), given the hand after it."""
-    return _hand_dict(t_hand_before(position._pos[0], _enc(move), _hand_counts(after)))
-
-
-def _and_node_proof_hand(Position position, children_union):
-    """Proof hand of the AND node ``position`` from the union of its children's."""
-    return _hand_dict(t_and_proof_hand(position._pos[0], _hand_counts(children_union)))
-
-
-def _or_node_disproof_hand(Position position, children_meet):
-    """Disproof hand of the OR node ``position`` from the meet of its children's."""
-    return _hand_dict(t_or_disproof_hand(position._pos[0], _hand_counts(children_meet)))
-
-
-def _path_result_key(ancestors, node, budget_salt=0):
-    """The repetition-table key of a path-dependent result (csrc/repetition.h)."""
-    return c_path_result_key(ancestors, node, budget_salt)
-
-
-cdef class _TranspositionTable:
-    """The transposition table on its own (csrc/tt.h)."""
-
-    cdef TTable* _t
-
-    def __cinit__(self, mb=1):
-        self._t = new TTable(mb)
-
-    def __dealloc__(self):
-        del self._t
-
-    def store(self, key, hand, pn, dn, mate_len=0, amount=1):
-        """Store an entry: proven (pn 0), disproven (dn 0) or unknown (``mate_len``: its budget)."""
-        self._t.store(key, _hand_counts(hand), pn, dn, mate_len, amount)
-
-    def probe(self, key, hand, budget=_NO_BUDGET, own_budget_only=False):
-        """(pn, dn, hand, mate_len, amount, found) for ``hand`` in a search of ``budget`` plies.
-
-        ``own_budget_only``: unknown entries count only when stored under ``budget``.
-        """
-        cdef TProbe r = self._t.probe(key, _hand_counts(hand), budget, own_budget_only)
-        return (r.pn, r.dn, _hand_dict(r.hand), r.mate_len, r.amount, r.found)
-
-    def new_search(self):
-        """Start a new generation (older entries are replaced first)."""
-        self._t.new_search()
-
-    def clear(self):
-        """Forget everything."""
-        self._t.clear()
-
-    @property
-    def hashfull(self):
-        """Per mille of used slots (sampled)."""
-        return self._t.hashfull()
-
-
-cdef class _PathSet:
-    """The search path's set of full keys (csrc/repetition.h)."""
-
-    cdef CPathSet* _p
-
-    def __cinit__(self):
-        self._p = new CPathSet()
-
-    def __dealloc__(self):
-        del self._p
-
-    def insert(self, key):
-        """Add a key (counted: a key inserted twice needs two erases)."""
-        self._p.insert(key)
-
-    def erase(self, key):
-        """Remove one count of a key."""
-        self._p.erase(key)
-
-    def __contains__(self, key):
-        return self._p.contains(key)
-
-    def clear(self):
-        """Empty the set."""
-        self._p.clear()
-
-
-cdef class _RepetitionTable:
-    """Path-dependent results (csrc/repetition.h)."""
-
-    cdef CRepetitionTable* _r
-
-    def __cinit__(self, bits=10):
-        self._r = new CRepetitionTable(bits)
-
-    def __dealloc__(self):
-        del self._r
-
-    def insert(self, key):
-        """Remember a result key."""
-        self._r.insert(key)
-
-    def __contains__(self, key):
-        return self._r.contains(key)
-
-    def clear(self):
-        """Forget every result (O(1))."""
-        self._r.clear()
-
-
-cdef class _FutilityMemo:
-    """The per-solve memo of futility judgements (csrc/futility.h)."""
-
-    cdef TFutility* _m
-
-    def __cinit__(self):
-        self._m = new TFutility()
-
-    def __dealloc__(self):
-        del self._m
-
-    def put(self, key, futile, hand):
-        """Remember a judgement and the drop's proof hand."""
-        self._m.put(key, futile, _hand_counts(hand))
-
-    def get(self, key):
-        """(futile: bool, hand) or None when not known."""
-        cdef vector[int] hand
-        r = self._m.get(key, hand)
-        return None if r < 0 else (r == 1, _hand_dict(hand))
-
-    def clear(self):
-        """Forget every judgement (a new generation)."""
-        self._m.clear()
-
-
-def _solve_with_futility_cap(sfen, nodes, cap, hash_mb=16):
-    """A MinLength solve (composers' count, a fresh table of ``hash_mb`` MB) whose futility
-    judgements are first asked with a ``cap``-node sub-search: (status, plies,
-    min_length_proven). For tests of what a cut-short judgement may claim."""
-    cdef string c_sfen = sfen.encode()
-    cdef uint64_t c_nodes = nodes, c_cap = cap, c_mb = hash_mb
-    cdef TCappedSolve r
-    with nogil:
-        r = t_solve_with_futility_cap(c_sfen, c_nodes, c_cap, c_mb)
-    return (_STATUS[r.status], r.plies, bool(r.min_length_proven))
-
-
-def _ask_within(sfen, max_length, nodes, cap=0, futile=True, hash_mb=256):
-    """Whether ``sfen`` has a mate within ``max_length`` plies (a fresh table of
-    ``hash_mb`` MB, at most ``nodes`` nodes, MinLength within it), under the composers'
-    count (``futile``) or the strict one, each futility judgement first asked with a
-    ``cap``-node sub-search (0: the search's own, none for a bound of 21 plies or
-    less, else 3000 nodes; 2**64 - 1: none, drops judged against the other replies'
-    shortest mates). A dict: ``status``, ``plies``,
-    ``min_length`` (0: not proven), ``stop_reason``, ``cut`` (no mate found, but a
-    judgement was cut short, so "no mate within" is not proven) and ``nodes``."""
-    cdef string c_sfen = sfen.encode()
-    cdef int c_len = max_length
-    cdef uint64_t c_nodes = nodes, c_cap = cap, c_mb = hash_mb
-    cdef bint c_futile = futile
-    cdef TBoundedAsk r
-    with nogil:
-        r = t_ask_within(c_sfen, c_len, c_nodes, c_cap, c_futile, c_mb)
-    return dict(status=_STATUS[r.status], plies=r.plies, min_length=r.min_length,
-                stop_reason=_STOP_REASON[r.stop_reason], cut=bool(r.cut), nodes=r.nodes)
-
-
-def _solve_with_line_cut(sfen, nodes, read_positions, post_search="None", hash_mb=64):
-    """A solve (fresh table of ``hash_mb`` MB) whose line reads go on with recorded mate
-    lengths after visiting ``read_positions`` positions, as after their deadline (0:
-    never): (status, moves). For tests of the line answered when time runs out."""
-    cdef string c_sfen = sfen.encode()
-    cdef uint64_t c_nodes = nodes, c_cut = read_positions, c_mb = hash_mb
-    cdef int c_level = POST_SEARCH_LEVELS[post_search]
-    cdef TLineSolve r
-    with nogil:
-        r = t_solve_with_line_cut(c_sfen, c_nodes, c_level, c_cut, c_mb)
-    return (_STATUS[r.status], [m.decode() for m in r.pv])
-
-
-def _solve_with_line_pass(sfen, nodes, line_pass, hash_mb=64):
-    """A MinLength solve (a fresh table of ``hash_mb`` MB) within ``nodes``, with or without
-    the search for shorter mates along the line from its end up: (status, moves). For
-    tests of that pass."""
-    cdef string c_sfen = sfen.encode()
-    cdef uint64_t c_nodes = nodes, c_mb = hash_mb
-    cdef bint c_pass = line_pass
-    cdef TLineSolve r
-    with nogil:
-        r = t_solve_with_line_pass(c_sfen, c_nodes, c_pass, c_mb)
-    return (_STATUS[r.status], [m.decode() for m in r.pv])
-
-
-# ---------------------------------------------------------------------------
 # Mate search
 
 import os
 import threading
 
-from usi_mate.settings import (DEFAULT_HASH_MB, MAX_HASH_MB, MAX_LENGTH, MAX_NODES, MAX_TIME_MS,
-                               SearchSettings, check_hash_mb, check_int, check_threads)
 from usi_mate.types import Certification, MateResult, SearchProgress
+
+# The core's constants, defined once in csrc/ and read from there (usi_mate.settings and
+# the rest of the package import them from here).
+# MinLength's default share of work (times the first proof's nodes) and its floor in nodes.
+DEFAULT_MIN_LENGTH_EFFORT = kDefaultMinLengthEffort
+MIN_LENGTH_MIN_NODES = kMinLengthMinNodes
+# Positions a disproof tree may hold (walked plus re-searched nodes) before
+# certification gives up as "incomplete".
+DEFAULT_CERTIFY_NODES = kDefaultCertifyNodes
+# The table of a Solver when none is asked for, in MB.
+DEFAULT_HASH_MB = kDefaultHashMb
+# Paths are cut at this many plies: a mate is at most MAX_PLY - 1 plies long.
+MAX_PLY = kMaxPly
+# PostSearchLevel names (as KomoringHeights spells them), in the order of the core's values.
+POST_SEARCH_LEVELS = tuple(kPostSearchLevelNames[i].decode("ascii") for i in range(kPostSearchLevelCount))
+# The node cap of the first ask of every futility judgement (SearchRequest.futility_node_cap).
+FUTILITY_NODE_CAP = kFutilityNodeCap
+# Search threads get a large stack: the search recurses once per ply (up to
+# MAX_PLY), and some platforms give new threads only 512 KB to 1 MB. The core's
+# own helper threads get the same (csrc/search_thread.h).
+SEARCH_THREAD_STACK = kSearchThreadStack
 
 _STATUS = {0: "unknown", 1: "mate", 2: "nomate", 3: "invalid"}
 # Why a search ended without a verdict (the core's StopReason).
 _STOP_REASON = {0: None, 1: "nodes", 2: "time", 3: "stop", 4: "depth", 5: "length", 6: "line",
                 7: "effort"}
-# MinLength's default share of work (times the first proof's nodes) and its floor in nodes.
-DEFAULT_MIN_LENGTH_EFFORT = kDefaultMinLengthEffort
-MIN_LENGTH_MIN_NODES = kMinLengthMinNodes
-# Positions a disproof tree may hold (walked plus re-searched nodes) before
-# certification gives up as "incomplete": muso-088's tree walks 6,189 positions.
-DEFAULT_CERTIFY_NODES = 2_000_000
-# PostSearchLevel names (as KomoringHeights spells them) and the core's values.
-POST_SEARCH_LEVELS = {"None": 0, "UpperBound": 1, "MinLength": 2}
-# Search threads get a large stack: the search recurses once per ply (up to
-# 4000), and some platforms give new threads only 512 KB to 1 MB.
-SEARCH_THREAD_STACK = 64 << 20
+
+cdef object _settings_module = None
+
+
+cdef object _settings():
+    """usi_mate.settings (SearchRequest, the checks of arguments), imported on first use:
+    it imports this module's constants, so this module cannot import it while loading."""
+    global _settings_module
+    if _settings_module is None:
+        from usi_mate import settings
+        _settings_module = settings
+    return _settings_module
+
+
+cdef SearchLimits _search_limits(request) except *:
+    """The one place a SearchRequest (validated when it was made) becomes the core's limits."""
+    cdef SearchLimits limits
+    limits.time_ms = request.time_limit_ms or 0
+    limits.nodes = request.nodes_limit or 0
+    limits.max_length = request.max_length or 0
+    limits.post_search = <PostSearchLevel_c><int>POST_SEARCH_LEVELS.index(request.post_search)
+    limits.min_length_effort = request.min_length_effort
+    limits.ignore_futile_interpositions = request.ignore_futile_interpositions
+    limits.root_is_and_node_if_checked = request.root_is_and_node_if_checked
+    limits.certify_nodes = (request.certify_nodes or 0) if request.certify else 0
+    limits.futility_node_cap = request.futility_node_cap or 0
+    return limits
+
+
 _stack_lock = threading.Lock()
 
 
@@ -639,7 +447,7 @@ cdef class Solver:
 
     def __init__(self, hash_mb=DEFAULT_HASH_MB, threads=1):
         self._hash_mb = self._validate_hash(hash_mb)
-        count = check_threads(threads)
+        count = _settings().check_threads(threads)
         self._solver = new CSolver(self._hash_mb)
         self._solver.set_threads(count)
         self._lock = threading.Lock()
@@ -654,7 +462,7 @@ cdef class Solver:
 
     @staticmethod
     def _validate_hash(hash_mb):
-        return check_hash_mb(hash_mb)
+        return _settings().check_hash_mb(hash_mb)
 
     @property
     def hash_mb(self):
@@ -668,7 +476,7 @@ cdef class Solver:
 
     def set_threads(self, threads):
         """Search each problem with ``threads`` threads (1..256), sharing the table."""
-        count = check_threads(threads)
+        count = _settings().check_threads(threads)
         with self._lock:
             if self._state != "idle":
                 raise RuntimeError("cannot change the thread count while a search runs")
@@ -743,8 +551,12 @@ cdef class Solver:
               progress_interval_ms=200, root_is_and_node_if_checked=False,
               post_search="MinLength", ignore_futile_interpositions=True, certify=False,
               certify_nodes=DEFAULT_CERTIFY_NODES, max_length=None,
-              min_length_effort=DEFAULT_MIN_LENGTH_EFFORT):
+              min_length_effort=DEFAULT_MIN_LENGTH_EFFORT, futility_node_cap=None):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
+
+        The keywords other than ``on_progress`` and ``progress_interval_ms`` make a
+        :class:`usi_mate.SearchRequest` (its fields, validated once), which :meth:`search`
+        runs: ``solver.solve(p, nodes_limit=n)`` is ``solver.search(p, SearchRequest(nodes_limit=n))``.
 
         The side to move is the attacker; with ``root_is_and_node_if_checked`` a
         side to move that is in check is the defender instead. Returns a
@@ -782,15 +594,53 @@ cdef class Solver:
         it without the table; the result's ``certification`` says whether it
         held (see :class:`Certification`).
 
+        ``futility_node_cap`` is a diagnostic (see :class:`usi_mate.SearchRequest`).
+
         In the main thread the search runs on a search thread (started once and
         reused) so that Ctrl-C (KeyboardInterrupt) stops it and is raised here.
         """
         # A solve() ends an arm(), whatever happens: validate, then search.
         try:
-            request = self._request(position, time_limit_ms, nodes_limit, on_progress,
-                                    progress_interval_ms, root_is_and_node_if_checked,
-                                    post_search, ignore_futile_interpositions, certify,
-                                    certify_nodes, max_length, min_length_effort)
+            request = _settings().SearchRequest(
+                time_limit_ms=time_limit_ms,
+                nodes_limit=nodes_limit,
+                post_search=post_search,
+                # (these three are taken for their truth value, as they always were here)
+                ignore_futile_interpositions=bool(ignore_futile_interpositions),
+                root_is_and_node_if_checked=bool(root_is_and_node_if_checked),
+                certify=bool(certify),
+                max_length=max_length,
+                min_length_effort=min_length_effort,
+                certify_nodes=certify_nodes,
+                futility_node_cap=futility_node_cap,
+            )
+        except BaseException:
+            self.disarm()
+            raise
+        return self.search(position, request, on_progress=on_progress,
+                           progress_interval_ms=progress_interval_ms)
+
+    def search(self, position, request, *, on_progress=None, progress_interval_ms=200):
+        """Search ``position`` as ``request`` (a :class:`usi_mate.SearchRequest`) asks.
+
+        What :meth:`solve` does with the request its keywords make; the request
+        travels unchanged from whoever made it (the USI engine, ``usi-mate solve``,
+        :func:`usi_mate.solve_many`) to here, where the core's limits are read from
+        it. ``on_progress`` (called with a :class:`SearchProgress` every
+        ``progress_interval_ms`` milliseconds; 0: as often as the core reports)
+        is how this call reports, not part of what it asks. Returns a MateResult;
+        raises as :meth:`solve` does (TypeError when ``request`` is no SearchRequest).
+        """
+        # A search() ends an arm(), whatever happens: validate, then search.
+        try:
+            settings = _settings()
+            if not isinstance(request, settings.SearchRequest):
+                raise TypeError(f"request must be a SearchRequest, not {type(request).__name__}")
+            if on_progress is not None and not callable(on_progress):
+                raise TypeError("on_progress must be callable")
+            sfen = _position_sfen(position)
+            interval = settings.check_int("progress_interval_ms", progress_interval_ms, 0,
+                                          settings.MAX_TIME_MS) or 0
         except BaseException:
             self.disarm()
             raise
@@ -804,13 +654,13 @@ cdef class Solver:
             self._on_progress = on_progress
             self._callback_error = None
             if on_progress is not None:
-                self._solver.set_progress(_progress_trampoline, <void*>self, request["interval"])
+                self._solver.set_progress(_progress_trampoline, <void*>self, interval)
             else:
                 self._solver.set_progress(NULL, NULL, 0)
             if threading.current_thread() is threading.main_thread():
-                out = self._solve_interruptible(request)
+                out = self._solve_interruptible(sfen, request)
             else:
-                out = self._solve_native(request)
+                out = self._solve_native(sfen, request)
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
@@ -821,8 +671,8 @@ cdef class Solver:
             raise err
         self._refine = out["refine"]
         certification = None
-        if certify and out["status"] == 2:
-            certification = _certification(request["sfen"], out, request["and_root"])
+        if request.certify and out["status"] == 2:
+            certification = _certification(sfen, out, request.root_is_and_node_if_checked)
         return MateResult(
             status=_STATUS[out["status"]],
             moves=out["pv"],
@@ -838,47 +688,10 @@ cdef class Solver:
             line_nodes=out["line_nodes"],
         )
 
-    def _request(self, position, time_limit_ms, nodes_limit, on_progress, progress_interval_ms,
-                 root_is_and_node_if_checked, post_search, ignore_futile_interpositions, certify,
-                 certify_nodes, max_length, min_length_effort):
-        # Validated once, by SearchSettings (usi_mate/settings.py), like every other entry point.
-        settings = SearchSettings(
-            time_limit_ms=time_limit_ms,
-            nodes_limit=nodes_limit,
-            post_search=post_search,
-            ignore_futile_interpositions=bool(ignore_futile_interpositions),
-            root_is_and_node_if_checked=bool(root_is_and_node_if_checked),
-            certify=bool(certify),
-            max_length=max_length,
-            min_length_effort=min_length_effort,
-        )
-        if on_progress is not None and not callable(on_progress):
-            raise TypeError("on_progress must be callable")
-        return {
-            "sfen": _position_sfen(position),
-            "time": settings.time_limit_ms or 0,
-            "nodes": settings.nodes_limit or 0,
-            "interval": check_int("progress_interval_ms", progress_interval_ms, 0, MAX_TIME_MS) or 0,
-            "certify_nodes": (check_int("certify_nodes", certify_nodes, 0, MAX_NODES) or 0) if certify else 0,
-            "and_root": settings.root_is_and_node_if_checked,
-            "level": POST_SEARCH_LEVELS[settings.post_search],
-            "futile": settings.ignore_futile_interpositions,
-            "max_length": settings.max_length or 0,
-            "effort": settings.min_length_effort,
-        }
-
-    def _solve_native(self, request):
+    def _solve_native(self, sfen, request):
         """The search itself, without the GIL; the core's output as plain Python values."""
-        cdef string c_sfen = request["sfen"].encode()
-        cdef SearchLimits limits
-        limits.nodes = request["nodes"]
-        limits.time_ms = request["time"]
-        limits.root_is_and_node_if_checked = request["and_root"]
-        limits.post_search = <PostSearchLevel_c><int>request["level"]
-        limits.ignore_futile_interpositions = request["futile"]
-        limits.certify_nodes = request["certify_nodes"]
-        limits.max_length = request["max_length"]
-        limits.min_length_effort = request["effort"]
+        cdef string c_sfen = sfen.encode()
+        cdef SearchLimits limits = _search_limits(request)
         cdef SolveOutput out
         with nogil:
             out = c_solve(self._solver[0], c_sfen, limits)
@@ -901,8 +714,8 @@ cdef class Solver:
                             [m.decode() for m in out.cert_failed_path]),
         }
 
-    def _solve_interruptible(self, request):
+    def _solve_interruptible(self, sfen, request):
         # The main thread waits while the search thread searches: a signal handler
         # (Ctrl-C) only runs between bytecodes, never inside a native call, so
         # searching here would hold Ctrl-C until the search ends.
-        return _main_thread_searcher().run(lambda: self._solve_native(request), self.stop)
+        return _main_thread_searcher().run(lambda: self._solve_native(sfen, request), self.stop)

@@ -42,7 +42,7 @@ from .settings import (
     MAX_THREADS,
     MAX_TIME_MS,
     POST_SEARCH_LEVELS,
-    SearchSettings,
+    SearchRequest,
 )
 
 __all__ = ["main", "build_parser"]
@@ -217,9 +217,9 @@ _time_ms = _at_most(MAX_TIME_MS)
 _nodes = _at_most(MAX_NODES)
 
 
-def _settings(args: argparse.Namespace) -> SearchSettings:
-    """The search settings from the command line."""
-    return SearchSettings(
+def _request(args: argparse.Namespace) -> SearchRequest:
+    """The search request of every problem, from the command line."""
+    return SearchRequest(
         time_limit_ms=args.time,
         nodes_limit=args.nodes,
         post_search=args.post_search,
@@ -429,11 +429,11 @@ def _run(args, problems: list[Problem], out) -> int:
     records = _open_records(args, problems, out)
     stop = _StopRequests()
     stop.install()
-    keywords = _settings(args).keywords()
+    request = _request(args)
     started = time.perf_counter()
     try:
         records.writer.begin()
-        interrupted = _solve(args, _tasks(problems, keywords), records, stop)
+        interrupted = _solve(args, _tasks(problems, request), records, stop)
         if records.bar is not None:
             records.bar.close()  # leaves the final bar above the summary instead of under it
         wall_ms = int((time.perf_counter() - started) * 1000)
@@ -555,10 +555,10 @@ class _StopRequests:
         self.requested.set()
 
 
-def _tasks(problems: list[Problem], keywords: dict) -> Iterator[tuple[Problem, Any]]:
+def _tasks(problems: list[Problem], request: SearchRequest) -> Iterator[tuple[Problem, Any]]:
     """The runner's tasks: each problem with its SFEN and search settings (None: not solvable)."""
     for p in problems:
-        yield p, (None if p.sfen is None else (p.sfen, keywords))
+        yield p, (None if p.sfen is None else (p.sfen, request))
 
 
 def _solve(

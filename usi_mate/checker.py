@@ -35,7 +35,15 @@ from dataclasses import dataclass, field
 
 from ._core import Position, Solver
 from .check_report import FLAWS, Alternative, CheckReport, Kind, Side
-from .settings import DEFAULT_HASH_MB, DEFAULT_MIN_LENGTH_EFFORT, MAX_NODES, MAX_TIME_MS, check_int
+from .settings import (
+    DEFAULT_HASH_MB,
+    DEFAULT_MIN_LENGTH_EFFORT,
+    FUTILITY_NODE_CAP,
+    MAX_NODES,
+    MAX_TIME_MS,
+    SearchRequest,
+    check_int,
+)
 from .types import MateResult
 from .verify import given_back
 
@@ -47,11 +55,10 @@ __all__ = ["check", "check_task", "CheckStopped", "FUTILITY_NODE_CAP", "PASS_NOD
 # the questions still open ten times more. None: no cap but the limits.
 PASS_NODE_CAPS: tuple[int | None, ...] = (10_000, 100_000, 1_000_000, 10_000_000, None)
 # The solver judges a drop futile after proving the capture position within
-# 3,000 nodes (csrc/futility.h, kFutilityNodeCap); the first futility question
-# uses the same cap, so the check agrees with the answer's count. Later passes
-# retry a question that cap left open with the pass's cap: a capture that
-# mates is futile by the rule, however long the proof.
-FUTILITY_NODE_CAP = 3_000
+# FUTILITY_NODE_CAP nodes (the core's kFutilityNodeCap, csrc/futility.h); the first
+# futility question uses the same cap, so the check agrees with the answer's count.
+# Later passes retry a question that cap left open with the pass's cap: a capture
+# that mates is futile by the rule, however long the proof.
 # From this cap on, a question that the pass leaves open is asked once more at
 # the same cap on an empty table (a second Solver, so that the first keeps what
 # the main search learnt). The questions still open by then are hard, and
@@ -141,6 +148,20 @@ class _Searcher:
         if self.budget.spent():
             return None
         nodes, time_ms = self.budget.limits(cap)
+        # Made (and validated) before the solver is armed below.
+        request = SearchRequest(
+            time_limit_ms=max(1, time_ms) if time_ms is not None else None,
+            nodes_limit=max(1, nodes) if nodes is not None else None,
+            root_is_and_node_if_checked=bool(and_root),
+            post_search="MinLength",
+            # A check asks for proven lengths within its own limits (no share of work
+            # of its own); with none at all, the default share ends each search.
+            min_length_effort=0
+            if (nodes is not None or time_ms is not None)
+            else DEFAULT_MIN_LENGTH_EFFORT,
+            ignore_futile_interpositions=self.futile,
+            max_length=max_length,
+        )
         on_progress = None
         if self.fresh:
             if self._second is None:
@@ -161,21 +182,8 @@ class _Searcher:
             if self.budget.should_stop():
                 solver.disarm()
                 raise CheckStopped
-        result = solver.solve(
-            sfen,
-            time_limit_ms=max(1, time_ms) if time_ms is not None else None,
-            nodes_limit=max(1, nodes) if nodes is not None else None,
-            root_is_and_node_if_checked=and_root,
-            post_search="MinLength",
-            # A check asks for proven lengths within its own limits (no share of work
-            # of its own); with none at all, the default share ends each search.
-            min_length_effort=0
-            if (nodes is not None or time_ms is not None)
-            else DEFAULT_MIN_LENGTH_EFFORT,
-            ignore_futile_interpositions=self.futile,
-            max_length=max_length,
-            on_progress=on_progress,
-            progress_interval_ms=STOP_POLL_MS,
+        result = solver.search(
+            sfen, request, on_progress=on_progress, progress_interval_ms=STOP_POLL_MS
         )
         self.budget.charge(result.nodes)
         if self.budget.should_stop():
@@ -563,21 +571,21 @@ def check(
 
 
 def check_task(
-    solver: Solver, text: str, keywords: dict, stopped: Callable[[], bool]
+    solver: Solver, text: str, request: SearchRequest, stopped: Callable[[], bool]
 ) -> CheckReport | None:
     """A runner task (:data:`usi_mate.runners.Task`): the check of one position.
 
-    ``keywords`` are search settings (:meth:`usi_mate.SearchSettings.keywords`):
+    ``request`` is the search request of the run (:class:`usi_mate.SearchRequest`):
     the limits hold for the whole check; ``post_search``, ``certify`` and
     ``max_length`` do not apply. None when ``stopped()`` cut the check short.
     """
     report = check(
         text,
         solver=solver,
-        time_limit_ms=keywords.get("time_limit_ms"),
-        nodes_limit=keywords.get("nodes_limit"),
-        ignore_futile_interpositions=keywords.get("ignore_futile_interpositions", True),
-        root_is_and_node_if_checked=keywords.get("root_is_and_node_if_checked", False),
+        time_limit_ms=request.time_limit_ms,
+        nodes_limit=request.nodes_limit,
+        ignore_futile_interpositions=request.ignore_futile_interpositions,
+        root_is_and_node_if_checked=request.root_is_and_node_if_checked,
         should_stop=stopped,
     )
     return None if not report.complete and stopped() else report

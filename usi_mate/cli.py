@@ -18,6 +18,7 @@ import sys
 import threading
 
 from . import __version__
+from ._core import SEARCH_THREAD_STACK
 
 _DESCRIPTION = """\
 A tsume-shogi (mate problem) engine.
@@ -43,18 +44,16 @@ example session (type the lines marked >):
 """
 
 
-# Stack reserved for each thread started from here on: the USI search thread and the
-# in-process batch worker. The search recurses once per ply in C++ (Solver::mid, 2.6 KB
-# a frame with GCC 12; paths are cut at 4000 plies, 10.6 MB), and the default a thread
-# gets is the platform's: 1 MB for a Windows program linked with MSVC's default /STACK,
-# RLIMIT_STACK (usually 8 MB) on Linux. zukou-100 (611 plies) crashed the engine with
-# 1 MB (tests/test_usi_process.py). 64 MB is address space reserved, not memory used:
-# pages are committed only as deep as the search goes.
-SEARCH_THREAD_STACK = 64 << 20
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``usi-mate``; returns the process exit code."""
+    # Stack reserved for each thread started from here on: the USI search thread and the
+    # in-process batch worker. The search recurses once per ply in C++ (Solver::mid, 2.6
+    # KB a frame with GCC 12; paths are cut at 4000 plies, 10.6 MB), and the default a
+    # thread gets is the platform's: 1 MB for a Windows program linked with MSVC's default
+    # /STACK, RLIMIT_STACK (usually 8 MB) on Linux. zukou-100 (611 plies) crashed the
+    # engine with 1 MB (tests/test_usi_process.py). SEARCH_THREAD_STACK (64 MB, the core's
+    # own helper threads get the same: csrc/search_thread.h) is address space reserved,
+    # not memory used: pages are committed only as deep as the search goes.
     threading.stack_size(SEARCH_THREAD_STACK)
     args = sys.argv[1:] if argv is None else list(argv)
     if args and args[0] == "solve":

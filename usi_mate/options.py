@@ -31,6 +31,7 @@ from .settings import (
     MAX_NODES,
     MAX_THREADS,
     POST_SEARCH_LEVELS,
+    SearchRequest,
 )
 
 # Strict decimal integers only: Python's int() would also take "1_000", " 12 " and
@@ -288,6 +289,21 @@ class EngineConfig:
     ignore_futile_interpositions: bool = True
     report_cooks: bool = False
     ponder: bool = False
+
+    def request(
+        self, *, time_limit_ms: int | None, nodes_limit: int | None, max_length: int | None
+    ) -> SearchRequest:
+        """The search request of one ``go`` under these options, with the go's own limits
+        (TypeError/ValueError for a bad value, as :class:`SearchRequest` raises)."""
+        return SearchRequest(
+            time_limit_ms=time_limit_ms,
+            nodes_limit=nodes_limit,
+            max_length=max_length,
+            root_is_and_node_if_checked=self.root_is_and_node_if_checked,
+            post_search=self.post_search,
+            min_length_effort=self.min_length_effort,
+            ignore_futile_interpositions=self.ignore_futile_interpositions,
+        )
 
 
 class OptionValues:

@@ -1,6 +1,6 @@
 """Where batch searches run, and :func:`solve_many`.
 
-Three runners share one small interface (``submit(text, keywords) -> Future``,
+Three runners share one small interface (``submit(text, request) -> Future``,
 ``window``, ``stop()``, ``close()``). What a task does with its Solver is a
 *task function* (:data:`Task`): :func:`solve_task` (the default) searches;
 :func:`usi_mate.checker.check_task` runs a composer's check. A task function must
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._core import Position, Solver, start_search_thread
-from .settings import DEFAULT_HASH_MB, SearchSettings, check_hash_mb, check_int, check_threads
+from .settings import DEFAULT_HASH_MB, SearchRequest, check_hash_mb, check_int, check_threads
 from .types import MateResult
 
 __all__ = [
@@ -100,10 +100,10 @@ def _importing_main_for_a_child() -> bool:
     return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
 
 
-# A task function: (solver, position text, keywords, stopped) -> its result, or
+# A task function: (solver, position text, SearchRequest, stopped) -> its result, or
 # None when ``stopped()`` cut it short (then it is no result of the problem).
 # The solver is armed when the task starts (a stop() from then on is seen).
-Task = Callable[[Solver, str, dict, Callable[[], bool]], Any]
+Task = Callable[[Solver, str, SearchRequest, Callable[[], bool]], Any]
 
 
 @dataclass(frozen=True)
@@ -127,9 +127,11 @@ class SolverSpec:
         )
 
 
-def solve_task(solver: Solver, text: str, keywords: dict, stopped: Callable[[], bool]) -> Any:
-    """The default task: one search (``keywords`` are those of :meth:`Solver.solve`)."""
-    result = solver.solve(text, **keywords)
+def solve_task(
+    solver: Solver, text: str, request: SearchRequest, stopped: Callable[[], bool]
+) -> Any:
+    """The default task: one search, as ``request`` asks (:meth:`Solver.search`)."""
+    result = solver.search(text, request)
     if result.status == "unknown" and stopped():
         return None  # cut short by stop(): not a result of the problem
     return result
@@ -165,7 +167,7 @@ class ThreadRunner:
             item = self._tasks.get()
             if item is None:
                 return
-            future, text, keywords = item
+            future, text, request = item
             if not future.set_running_or_notify_cancel():
                 continue
             try:
@@ -179,15 +181,15 @@ class ThreadRunner:
                     self._solver.disarm()
                     future.set_result(None)
                     continue
-                future.set_result(self._task(self._solver, text, keywords, self._stopping.is_set))
+                future.set_result(self._task(self._solver, text, request, self._stopping.is_set))
             except BaseException as e:  # noqa: BLE001 - handed to whoever waits on the future
                 future.set_exception(e)
 
-    def submit(self, text: str, keywords: dict) -> Future:
-        """Queue one task (for :func:`solve_task`, Solver.solve keywords); the future's
-        result is the task's (a MateResult), or None if stopped."""
+    def submit(self, text: str, request: SearchRequest) -> Future:
+        """Queue one task (for :func:`solve_task`, a search of ``text`` as ``request``
+        asks); the future's result is the task's (a MateResult), or None if stopped."""
         future: Future = Future()
-        self._tasks.put((future, text, keywords))
+        self._tasks.put((future, text, request))
         return future
 
     def stop(self) -> None:
@@ -257,10 +259,10 @@ def _worker_main(conn, spec: SolverSpec, task: Task = solve_task) -> None:
             return  # the parent is gone
         if message is None:
             return
-        task_id, text, keywords = message
+        task_id, text, request = message
         reply: tuple[Any, Any, Exception | None]
         try:
-            reply = (task_id, task(solver, text, keywords, _never), None)
+            reply = (task_id, task(solver, text, request, _never), None)
         except Exception as e:  # noqa: BLE001 - reported as this task's error
             reply = (task_id, None, e)
         try:
@@ -313,7 +315,7 @@ class ProcessRunner:
         self._spec = spec
         self._task = task
         self._lock = threading.Lock()
-        self._queue: deque[tuple[int, Future, str, dict]] = deque()
+        self._queue: deque[tuple[int, Future, str, SearchRequest]] = deque()
         self._next_id = 0
         self._closing = False
         self._stopping = False
@@ -326,15 +328,15 @@ class ProcessRunner:
         )
         self._dispatcher.start()
 
-    def submit(self, text: str, keywords: dict) -> Future:
-        """Queue one task (for :func:`solve_task`, Solver.solve keywords); the future's
-        result is the task's (a MateResult)."""
+    def submit(self, text: str, request: SearchRequest) -> Future:
+        """Queue one task (for :func:`solve_task`, a search of ``text`` as ``request``
+        asks); the future's result is the task's (a MateResult)."""
         future: Future = Future()
         with self._lock:
             if self._init_error is not None:
                 future.set_exception(WorkerStartError(self._init_error))
                 return future
-            self._queue.append((self._next_id, future, text, keywords))
+            self._queue.append((self._next_id, future, text, request))
             self._next_id += 1
         self._wake()
         return future
@@ -349,11 +351,11 @@ class ProcessRunner:
         # Called with the lock held: give queued tasks to idle, ready workers.
         for w in self._workers:
             while w.ready and w.task is None and self._queue:
-                task_id, future, text, keywords = self._queue.popleft()
+                task_id, future, text, request = self._queue.popleft()
                 if not future.set_running_or_notify_cancel():
                     continue
                 w.task = (task_id, future)
-                w.conn.send((task_id, text, keywords))
+                w.conn.send((task_id, text, request))
 
     def _dispatch(self) -> None:
         try:
@@ -507,14 +509,16 @@ class ProcessRunner:
 _executor_solver: tuple[SolverSpec, Solver] | None = None
 
 
-def _executor_task(text: str, keywords: dict, spec: SolverSpec, task: Task = solve_task) -> Any:
+def _executor_task(
+    text: str, request: SearchRequest, spec: SolverSpec, task: Task = solve_task
+) -> Any:
     """One task in whatever process the executor runs it; the Solver (and its
     table) is kept between tasks of that process."""
     global _executor_solver
     if _executor_solver is None or _executor_solver[0] != spec:
         _executor_solver = None  # free the old table before the new one is allocated
         _executor_solver = (spec, spec.make())
-    return task(_executor_solver[1], text, keywords, _never)
+    return task(_executor_solver[1], text, request, _never)
 
 
 class ExecutorRunner:
@@ -535,9 +539,9 @@ class ExecutorRunner:
         workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
         self.window = window or WINDOW_PER_JOB * workers
 
-    def submit(self, text: str, keywords: dict) -> Future:
+    def submit(self, text: str, request: SearchRequest) -> Future:
         """Submit one task to the executor."""
-        future = self._executor.submit(_executor_task, text, keywords, self._spec, self._task)
+        future = self._executor.submit(_executor_task, text, request, self._spec, self._task)
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)
         return future
@@ -562,8 +566,8 @@ class Stopped(Exception):
 class InOrder:
     """Feeds tasks to a runner and hands back outcomes in input order.
 
-    Each task is ``(key, args)`` where args is ``(text, keywords)`` (Solver.solve
-    keywords) or None for an item that needs no search (a malformed line). The
+    Each task is ``(key, args)`` where args is ``(text, request)`` (a position and its
+    :class:`SearchRequest`) or None for an item that needs no search (a malformed line). The
     outcome of a search is its MateResult, the exception it raised, or None when
     the runner was stopped first.
     """
@@ -711,28 +715,27 @@ def solve_many(
         raise TypeError(
             f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
         )
-    settings = SearchSettings(
+    request = SearchRequest(
         time_limit_ms=time_limit_ms,
         nodes_limit=nodes_limit,
         post_search=post_search,
         ignore_futile_interpositions=ignore_futile_interpositions,
         certify=certify,
     )
-    return _solve_many(positions, jobs, executor, settings, SolverSpec(hash_mb, threads))
+    return _solve_many(positions, jobs, executor, request, SolverSpec(hash_mb, threads))
 
 
 def _solve_many(
-    positions, jobs, executor, settings: SearchSettings, spec: SolverSpec
+    positions, jobs, executor, request: SearchRequest, spec: SolverSpec
 ) -> Iterator[MateResult]:
-    keywords = settings.keywords()
 
     def tasks():
         for p in positions:
             # Positions do not pickle, and their SFEN is all a search uses.
             if isinstance(p, Position):
-                yield None, (p.sfen(), keywords)
+                yield None, (p.sfen(), request)
             elif isinstance(p, str):
-                yield None, (p, keywords)
+                yield None, (p, request)
             else:
                 yield (
                     TypeError(f"a position must be a Position or text, not {type(p).__name__}"),

@@ -1,10 +1,15 @@
-"""Search settings: one typed, validated object from wherever settings enter.
+"""One search request, and the checks of what enters the API.
 
-USI options (:mod:`usi_mate.options`), the ``usi-mate solve`` command line and the
-keywords of :func:`usi_mate.solve` / :func:`usi_mate.solve_many` all end up as a
-:class:`SearchSettings`, validated once, here; :meth:`SearchSettings.keywords`
-hands them to :meth:`usi_mate.Solver.solve`. Times are integer milliseconds
-end to end.
+USI options (:mod:`usi_mate.options`), the ``usi-mate solve`` command line, the
+keywords of :func:`usi_mate.solve`, :meth:`usi_mate.Solver.solve` and
+:func:`usi_mate.solve_many` all make a :class:`SearchRequest`, validated once, here;
+it travels unchanged to :meth:`usi_mate.Solver.search`, where the compiled core reads
+its limits from it (``_search_limits`` in usi_mate/_core.pyx). Times are integer
+milliseconds end to end.
+
+The core's constants (defaults, the futility cap, post-search level names, the ply
+cut) are defined once in csrc/ and imported from :mod:`usi_mate._core`; the limits
+below are the API's own.
 """
 
 from __future__ import annotations
@@ -12,7 +17,38 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-DEFAULT_HASH_MB = 256  # transposition table per solver, MB: ~8 M entries of 32 bytes
+from ._core import (
+    DEFAULT_CERTIFY_NODES,
+    DEFAULT_HASH_MB,
+    DEFAULT_MIN_LENGTH_EFFORT,
+    FUTILITY_NODE_CAP,
+    MAX_PLY,
+    MIN_LENGTH_MIN_NODES,
+    POST_SEARCH_LEVELS,
+)
+
+__all__ = [
+    "SearchRequest",
+    "SearchSettings",
+    "check_int",
+    "check_threads",
+    "check_hash_mb",
+    "DEFAULT_CERTIFY_NODES",
+    "DEFAULT_HASH_MB",
+    "DEFAULT_MIN_LENGTH_EFFORT",
+    "FUTILITY_NODE_CAP",
+    "MIN_LENGTH_MIN_NODES",
+    "POST_SEARCH_LEVELS",
+    "MAX_HASH_MB",
+    "MAX_TIME_MS",
+    "MAX_NODES",
+    "MAX_THREADS",
+    "THREAD_MB",
+    "MAX_LENGTH",
+    "MAX_MIN_LENGTH_EFFORT",
+    "MAX_FUTILITY_NODE_CAP",
+]
+
 MAX_HASH_MB = 1 << 20
 # Limits beyond these are typos, not intentions: 2^53 ms is 285,000 years and
 # 10^15 nodes thirty years of search, and both stay exact in a JavaScript number
@@ -24,14 +60,13 @@ MAX_THREADS = 256  # search threads for one problem (USI Threads)
 # futility memo, path set, repetition table and line memo (csrc/), 4.03 MB of RSS
 # measured a thread; tests/test_usi.py checks that it is no more than this.
 THREAD_MB = 5
-MAX_LENGTH = 3999  # the search follows paths of fewer than 4000 plies
-POST_SEARCH_LEVELS = ("None", "UpperBound", "MinLength")
-# MinLength's share of work after the first proof, in times the first proof's nodes
-# (at least 100,000 nodes): then the answer is final, its length proven the shortest or not
-# (docs/DFPN.md, "When the answer is final"). The core's kDefaultMinLengthEffort
-# (usi_mate._core.DEFAULT_MIN_LENGTH_EFFORT; tests/test_solver.py checks they agree).
-DEFAULT_MIN_LENGTH_EFFORT = 2
+MAX_LENGTH = MAX_PLY - 1  # the search follows paths of fewer than MAX_PLY plies
+# MinLength's share of work after the first proof is min_length_effort times the first
+# proof's nodes (at least MIN_LENGTH_MIN_NODES): then the answer is final, its length
+# proven the shortest or not (docs/DFPN.md, "When the answer is final").
 MAX_MIN_LENGTH_EFFORT = 1_000_000
+# A futility cap this large is no cap: every judgement is settled, however long.
+MAX_FUTILITY_NODE_CAP = 2**64 - 1
 
 
 def check_int(name: str, value: Any, low: int, high: int, *, none_ok: bool = True) -> int | None:
@@ -61,14 +96,25 @@ def check_hash_mb(hash_mb: Any) -> int:
 
 
 @dataclass(frozen=True)
-class SearchSettings:
-    """How one search runs (every field as :meth:`usi_mate.Solver.solve` takes it).
+class SearchRequest:
+    """One search: its limits and settings (every field as :meth:`usi_mate.Solver.solve`
+    takes it), validated when it is made; TypeError/ValueError for a bad value.
 
     ``time_limit_ms`` / ``nodes_limit``: None for no limit. ``post_search``:
     "None", "UpperBound" or "MinLength". ``min_length_effort``: MinLength's share of
     work, in times the first proof's nodes (0: until the minimum is proven or a limit
     ends it). ``max_length``: only mates of at most that many plies count (None: any).
-    Raises TypeError/ValueError when built with a bad value.
+    ``certify``: check a "no mate" with a disproof tree of at most ``certify_nodes``
+    positions walked and re-searched (None or 0: none is built).
+
+    ``futility_node_cap`` is a diagnostic: the node cap of the first ask of every
+    futility judgement (None: the core's, :data:`FUTILITY_NODE_CAP`, and none when a
+    first proof or ``max_length`` is at most 21 plies; :data:`MAX_FUTILITY_NODE_CAP`:
+    none, every judgement settled, slower; 1: every judgement that needs a search is
+    cut short, so no minimum is claimed proven).
+
+    The same request goes unchanged from whoever made it to
+    :meth:`usi_mate.Solver.search`; it pickles, so worker processes receive it as is.
     """
 
     time_limit_ms: int | None = None
@@ -79,6 +125,8 @@ class SearchSettings:
     certify: bool = False
     max_length: int | None = None
     min_length_effort: int = DEFAULT_MIN_LENGTH_EFFORT
+    certify_nodes: int | None = DEFAULT_CERTIFY_NODES
+    futility_node_cap: int | None = None
 
     def __post_init__(self) -> None:
         check_int("time_limit_ms", self.time_limit_ms, 0, MAX_TIME_MS)
@@ -93,7 +141,14 @@ class SearchSettings:
         for name in ("ignore_futile_interpositions", "root_is_and_node_if_checked", "certify"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        if self.certify:  # (read only then)
+            check_int("certify_nodes", self.certify_nodes, 0, MAX_NODES)
+        check_int("futility_node_cap", self.futility_node_cap, 1, MAX_FUTILITY_NODE_CAP)
 
     def keywords(self) -> dict[str, Any]:
-        """The settings as keywords of :meth:`usi_mate.Solver.solve`."""
+        """The request as keywords of :meth:`usi_mate.Solver.solve`."""
         return asdict(self)
+
+
+# Its earlier name (usi_mate.SearchSettings): the same class.
+SearchSettings = SearchRequest

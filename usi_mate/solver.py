@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ._core import Position, Solver
-from .settings import DEFAULT_HASH_MB, DEFAULT_MIN_LENGTH_EFFORT
+from .settings import DEFAULT_HASH_MB, DEFAULT_MIN_LENGTH_EFFORT, SearchRequest
 from .types import MateResult, SearchProgress
 
 
@@ -43,15 +43,16 @@ def solve(
     :meth:`Solver.solve` for the result. For many problems in a row, keep a
     :class:`Solver` (the table is allocated once) or use :func:`solve_many`.
     """
-    return Solver(hash_mb, threads=threads).solve(
-        position,
+    solver = Solver(hash_mb, threads=threads)
+    request = SearchRequest(
         time_limit_ms=time_limit_ms,
         nodes_limit=nodes_limit,
-        on_progress=on_progress,
-        root_is_and_node_if_checked=root_is_and_node_if_checked,
+        # (these three are taken for their truth value, as Solver.solve takes them)
+        root_is_and_node_if_checked=bool(root_is_and_node_if_checked),
         post_search=post_search,
-        ignore_futile_interpositions=ignore_futile_interpositions,
-        certify=certify,
+        ignore_futile_interpositions=bool(ignore_futile_interpositions),
+        certify=bool(certify),
         max_length=max_length,
         min_length_effort=min_length_effort,
     )
+    return solver.search(position, request, on_progress=on_progress)

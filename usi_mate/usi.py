@@ -372,17 +372,20 @@ class UsiEngine:
         interval = search.config.pv_interval_ms
         res: MateResult | None
         try:
-            res = solver.solve(
+            try:
+                request = search.config.request(
+                    time_limit_ms=search.time_ms,
+                    nodes_limit=search.nodes,
+                    max_length=search.command.depth,
+                )
+            except Exception:
+                solver.disarm()  # (armed by the go; search() disarms on its own errors)
+                raise
+            res = solver.search(
                 search.sfen,
-                time_limit_ms=search.time_ms,
-                nodes_limit=search.nodes,
-                max_length=search.command.depth,
+                request,
                 on_progress=self._write_progress if interval else None,
                 progress_interval_ms=interval,
-                root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,
-                post_search=search.config.post_search,
-                min_length_effort=search.config.min_length_effort,
-                ignore_futile_interpositions=search.config.ignore_futile_interpositions,
             )
         except Exception as e:  # noqa: BLE001 - the GUI still gets its one answer
             self.info_string(f"internal error: {type(e).__name__}: {printable(str(e), 200)}")

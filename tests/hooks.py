@@ -1,0 +1,86 @@
+"""The core's test hooks, for the tests only: never part of the usi_mate package.
+
+The rules and small structures of the core on their own (hands, proof hands, the
+transposition table, the repetition structures, the futility memo) and solves with
+the search limits that only tests set come from a second extension module,
+``usi_mate_testing`` (tests/usi_mate_testing.pyx over csrc/testing.h). It is built
+here on first use, by setup.py with USI_MATE_TEST_HOOKS=1 into build/test-hooks/ (a
+minute on two cores; later runs find it up to date), from this checkout's csrc/, so
+it needs Cython and a C++ compiler (the ``test`` extra brings Cython). The tests
+import what they need from this module::
+
+    from hooks import _TranspositionTable
+
+Solves with a futility cap use the public API (SearchRequest.futility_node_cap).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from usi_mate import SearchRequest, Solver
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = REPO / "build" / "test-hooks"
+
+
+def _build() -> None:
+    """Build (or find up to date) usi_mate_testing in BUILD; RuntimeError with the log."""
+    command = [
+        sys.executable,
+        "setup.py",
+        "build_ext",
+        "--build-lib",
+        str(BUILD),
+        "--build-temp",
+        str(BUILD / "temp"),
+        "--parallel",
+        str(min(4, os.cpu_count() or 1)),
+    ]
+    env = {**os.environ, "USI_MATE_TEST_HOOKS": "1"}
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(
+            "cannot build the core's test hooks (tests/usi_mate_testing.pyx) with\n  "
+            + " ".join(command)
+            + f"\n(in {REPO}, USI_MATE_TEST_HOOKS=1; it needs Cython and a C++ compiler):\n"
+            + done.stdout[-3000:]
+            + done.stderr[-3000:]
+        )
+
+
+_build()
+sys.path.insert(0, str(BUILD))
+_testing = importlib.import_module("usi_mate_testing")
+
+BUDGET_NONE = _testing.BUDGET_NONE
+_and_node_disproof_hand = _testing._and_node_disproof_hand
+_and_node_proof_hand = _testing._and_node_proof_hand
+_hand_before = _testing._hand_before
+_hand_join = _testing._hand_join
+_hand_meet = _testing._hand_meet
+_hand_superior_or_equal = _testing._hand_superior_or_equal
+_or_node_disproof_hand = _testing._or_node_disproof_hand
+_path_result_key = _testing._path_result_key
+_FutilityMemo = _testing._FutilityMemo
+_PathSet = _testing._PathSet
+_RepetitionTable = _testing._RepetitionTable
+_TranspositionTable = _testing._TranspositionTable
+_solve_with_line_cut = _testing._solve_with_line_cut
+_solve_with_line_pass = _testing._solve_with_line_pass
+
+
+def _solve_with_futility_cap(
+    sfen: str, nodes: int, cap: int, hash_mb: int = 16
+) -> tuple[str, int, bool]:
+    """A MinLength solve (composers' count, a fresh table of ``hash_mb`` MB, no share of
+    work: until the minimum is proven or ``nodes``) whose futility judgements are first
+    asked with a ``cap``-node sub-search: (status, plies, min_length_proven). For tests
+    of what a cut-short judgement may claim."""
+    request = SearchRequest(nodes_limit=nodes, min_length_effort=0, futility_node_cap=cap or None)
+    result = Solver(hash_mb).search(sfen, request)
+    return result.status, len(result.moves), result.min_length_proven
