@@ -28,6 +28,8 @@ constexpr uint64_t kFutilityNodeCap = 3000;
 // replies' shortest mates (is_futile_among). See docs/FUTILE.md, "Cut-short
 // judgements", for what the cap costs and saves.
 constexpr uint16_t kUncappedMaxLength = 21;
+// A cap that caps nothing: every judgement settled (SearchLimits::futility_node_cap).
+constexpr uint64_t kUncappedNodeCap = ~0ULL;
 
 // A judgement: the drop is futile, real resistance, or not known because a
 // sub-search was cut short (then counted as resistance, and counted in
@@ -158,7 +160,7 @@ class FutilityJudge {
   };
 
  private:
-  static constexpr uint64_t kUncapped = ~0ULL;  // (SearchMonitor::kNoLimit)
+  static constexpr uint64_t kUncapped = kUncappedNodeCap;  // (SearchMonitor::kNoLimit)
   static uint64_t salt_of(uint64_t generation) {
     return mix64(0x5a5a5a5a5a5a5a5aULL + generation) & ~1ULL;  // bit 0 clear: it is the side-to-move bit
   }

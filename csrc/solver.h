@@ -39,7 +39,7 @@ class Solver {
   friend class PostSearch;  // post_search.cpp: the phases after the first proof
 
  public:
-  explicit Solver(uint64_t hash_mb = 256);
+  explicit Solver(uint64_t hash_mb = kDefaultHashMb);
   ~Solver();
   void resize(uint64_t hash_mb);
   // Search threads for one problem (1: this thread alone). The others share

@@ -72,6 +72,8 @@ cdef extern from "search_types.h" namespace "usi_mate":
 
 cdef extern from "futility.h" namespace "usi_mate":
     const uint64_t kFutilityNodeCap "usi_mate::kFutilityNodeCap"
+    const uint64_t kUncappedNodeCap "usi_mate::kUncappedNodeCap"
+    const unsigned short kUncappedMaxLength "usi_mate::kUncappedMaxLength"
 
 
 cdef extern from "search_thread.h" namespace "usi_mate":

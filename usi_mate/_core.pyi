@@ -20,6 +20,8 @@ DEFAULT_CERTIFY_NODES: int
 DEFAULT_HASH_MB: int
 MAX_PLY: int
 FUTILITY_NODE_CAP: int
+UNCAPPED_FUTILITY_NODE_CAP: int
+UNCAPPED_MAX_LENGTH: int
 SEARCH_THREAD_STACK: int
 
 def split_position_text(text: str) -> tuple[str, list[str]]: ...

@@ -215,6 +215,10 @@ MAX_PLY = kMaxPly
 POST_SEARCH_LEVELS = tuple(kPostSearchLevelNames[i].decode("ascii") for i in range(kPostSearchLevelCount))
 # The node cap of the first ask of every futility judgement (SearchRequest.futility_node_cap).
 FUTILITY_NODE_CAP = kFutilityNodeCap
+# The cap that caps nothing (every judgement settled), and the first proofs (or
+# max_length) this short whose judgements are all uncapped.
+UNCAPPED_FUTILITY_NODE_CAP = kUncappedNodeCap
+UNCAPPED_MAX_LENGTH = kUncappedMaxLength
 # Search threads get a large stack: the search recurses once per ply (up to
 # MAX_PLY), and some platforms give new threads only 512 KB to 1 MB. The core's
 # own helper threads get the same (csrc/search_thread.h).

@@ -25,6 +25,8 @@ from ._core import (
     MAX_PLY,
     MIN_LENGTH_MIN_NODES,
     POST_SEARCH_LEVELS,
+    UNCAPPED_FUTILITY_NODE_CAP,
+    UNCAPPED_MAX_LENGTH,
 )
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "MAX_LENGTH",
     "MAX_MIN_LENGTH_EFFORT",
     "MAX_FUTILITY_NODE_CAP",
+    "UNCAPPED_MAX_LENGTH",
 ]
 
 MAX_HASH_MB = 1 << 20
@@ -66,7 +69,7 @@ MAX_LENGTH = MAX_PLY - 1  # the search follows paths of fewer than MAX_PLY plies
 # proven the shortest or not (docs/DFPN.md, "When the answer is final").
 MAX_MIN_LENGTH_EFFORT = 1_000_000
 # A futility cap this large is no cap: every judgement is settled, however long.
-MAX_FUTILITY_NODE_CAP = 2**64 - 1
+MAX_FUTILITY_NODE_CAP = UNCAPPED_FUTILITY_NODE_CAP
 
 
 def check_int(name: str, value: Any, low: int, high: int, *, none_ok: bool = True) -> int | None:
@@ -109,9 +112,9 @@ class SearchRequest:
 
     ``futility_node_cap`` is a diagnostic: the node cap of the first ask of every
     futility judgement (None: the core's, :data:`FUTILITY_NODE_CAP`, and none when a
-    first proof or ``max_length`` is at most 21 plies; :data:`MAX_FUTILITY_NODE_CAP`:
-    none, every judgement settled, slower; 1: every judgement that needs a search is
-    cut short, so no minimum is claimed proven).
+    first proof or ``max_length`` is at most :data:`UNCAPPED_MAX_LENGTH` (21) plies;
+    :data:`MAX_FUTILITY_NODE_CAP`: none, every judgement settled, slower; 1: every
+    judgement that needs a search is cut short, so no minimum is claimed proven).
 
     The same request goes unchanged from whoever made it to
     :meth:`usi_mate.Solver.search`; it pickles, so worker processes receive it as is.
