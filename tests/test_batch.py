@@ -207,7 +207,8 @@ def test_kif_blocks_are_kif_records(mixed_file, tmp_path):
     out = tmp_path / "out.kif"
     r = run_solve(str(path), "--format", "kif", "--output", str(out), "--time", "10000", *HASH)
     assert r.returncode == 0, r.stderr
-    blocks = out.read_text(encoding="utf-8").strip().split("\n\n")
+    # A .kif file is Shift_JIS (CP932) with CRLF, as KIF readers expect (test_outputs.py).
+    blocks = out.read_text(encoding="cp932").strip().split("\n\n")
     assert len(blocks) == len(lines)
     assert blocks[3].startswith("# broken-line") and "後手の持駒" not in blocks[3]
     move_re = re.compile(

@@ -29,7 +29,7 @@ from typing import Any
 
 from .echo import ECHO_LIMIT, printable
 from .memory import tables_fit
-from .outputs import EXIT_IO, OutputError, open_output
+from .outputs import EXIT_IO, OutputError, encoding_name, open_output
 from .problems import Problem, make_problem
 from .records import WRITERS, Tally, make_check_record, make_record, print_disagreements
 from .runners import InOrder, SolverSpec, Stopped, describe_failure, make_runner
@@ -327,7 +327,17 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
         "--format", choices=sorted(WRITERS), default="text", help="output format (default: text)"
     )
     p.add_argument(
-        "--output", "-o", metavar="FILE", help="write the results to FILE instead of stdout"
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the results to FILE instead of stdout; a .kif file is written in "
+        "Shift_JIS (CP932, CRLF), a .kifu file and any other in UTF-8, as KIF readers expect",
+    )
+    p.add_argument(
+        "--encoding",
+        type=encoding_name,
+        metavar="NAME",
+        help="write the output in this encoding instead (utf-8, cp932, ...)",
     )
     p.add_argument(
         "--check",
@@ -384,9 +394,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     try:
-        out = open_output(args.output)
+        out = open_output(args.output, args.encoding)
     except OutputError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_IO
+    try:
+        _check_encodable(out, problems)
+    except OutputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        out.close()
         return EXIT_IO
     status = EXIT_IO
     try:
@@ -409,6 +425,17 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:
             status = EXIT_IO
     return status
+
+
+def _check_encodable(out, problems: list[Problem]) -> None:
+    """OutputError if a problem's id, file name or error has a character the output's
+    encoding lacks (a .kif file is CP932): said before the first search rather than at
+    that problem's record, which may come hours later."""
+    for p in problems:
+        out.check_encodable(p.id, f"in problem id {p.id!r}")
+        out.check_encodable(p.source, f"in file name {p.source!r}")
+        if p.error:
+            out.check_encodable(p.error, f"in the error of problem {p.id!r}")
 
 
 def _dask_client(address: str):

@@ -31,7 +31,7 @@ from .checker import check
 from .echo import ECHO_ERROR_LIMIT, ECHO_ID_LIMIT, printable
 from .kif import parse_kif
 from .memory import tables_fit
-from .outputs import EXIT_IO, OutputError, open_output
+from .outputs import EXIT_IO, OutputError, encoding_name, open_output
 from .problems import make_problem
 from .settings import DEFAULT_HASH_MB
 
@@ -113,7 +113,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--verbose", "-v", action="store_true", help="text: also list the shorter variations"
     )
-    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write to FILE instead of stdout; a .kif file is written in Shift_JIS (CP932, "
+        "CRLF), a .kifu file and any other in UTF-8, as KIF readers expect",
+    )
+    p.add_argument(
+        "--encoding",
+        type=encoding_name,
+        metavar="NAME",
+        help="write the output in this encoding instead (utf-8, cp932, ...)",
+    )
     return p
 
 
@@ -222,9 +234,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        out = open_output(args.output)
+        out = open_output(args.output, args.encoding)
     except OutputError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_IO
+    try:
+        # Before any search, not at the problem's report (a .kif file is CP932).
+        for problem in problems:
+            out.check_encodable(problem["id"], f"in problem id {problem['id']!r}")
+            out.check_encodable(problem["source"], f"in file name {problem['source']!r}")
+    except OutputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        out.close()
         return EXIT_IO
     solver = Solver(args.hash)
     status = None
