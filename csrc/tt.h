@@ -131,6 +131,7 @@ class TranspositionTable {
   // branch a call. Set only while no search runs.
   void set_shared(bool shared) {
     shared_ = shared;
+    counted_ = counted_ && !shared;                     // (threads do not count: used_ is exact only until shared)
     if (shared && count_ < capacity_) grow(capacity_);  // threads never see the table move
   }
   bool shared() const { return shared_; }
@@ -210,6 +211,7 @@ class TranspositionTable {
   uint64_t capacity_ = 0;                   // clusters allocated
   uint64_t count_ = 0;                      // clusters in use: index() maps keys onto these
   uint64_t used_ = 0;                       // occupied slots among them, counted while not shared_
+  bool counted_ = true;                     // used_ is exact: not shared since the table was last emptied
   std::atomic<bool> dirty_{false};          // written since the last clear (by any thread)
   bool shared_ = false;
   uint16_t generation_ = 0;

@@ -554,10 +554,23 @@ def test_main_thread_searches_share_one_search_thread():
     for s in (Solver(hash_mb=4), Solver(hash_mb=4)):
         for _ in range(2):
             s.solve(
-                HARD, nodes_limit=20_000, on_progress=lambda p: idents.append(threading.get_ident())
+                HARD,
+                nodes_limit=_core._INLINE_NODES + 1,
+                post_search="None",
+                on_progress=lambda p: idents.append(threading.get_ident()),
             )
     assert len(idents) >= 4
     assert len(set(idents)) == 1 and idents[0] != threading.get_ident()
+
+
+@pytest.mark.skipif(not _core._MAIN_STACK_HOLDS_A_SEARCH, reason="the main thread's stack is small")
+def test_a_short_search_runs_on_the_calling_thread():
+    # Within _INLINE_NODES the hand-off to the search thread cost more than the search.
+    idents = []
+    Solver(hash_mb=4).solve(
+        HARD, nodes_limit=20_000, on_progress=lambda p: idents.append(threading.get_ident())
+    )
+    assert idents and set(idents) == {threading.get_ident()}
 
 
 def test_keyboard_interrupt_stops_the_search_and_the_next_one_runs():

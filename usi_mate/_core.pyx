@@ -259,6 +259,29 @@ cdef SearchLimits _search_limits(request) except *:
 
 _stack_lock = threading.Lock()
 
+# A search within this many nodes runs on the calling thread, also the main one:
+# handing it to the search thread cost more than the search itself (mate-in-3
+# problems: about 55 us of a 100 us call), and Ctrl-C then waits for at most
+# these nodes (a tenth of a second) before it is raised.
+_INLINE_NODES = 200_000
+# ...where the calling thread's stack holds the deepest search (4000 plies,
+# under 6 MB: tests/test_usi_process.py runs 271 plies in 384 KB). POSIX main
+# threads grow to RLIMIT_STACK (8 MB by default); Windows' get 1 MB.
+_INLINE_STACK = 8 << 20
+
+
+def _main_stack_holds_a_search():
+    """Whether the main thread's stack may grow to _INLINE_STACK (POSIX only)."""
+    try:
+        import resource
+    except ImportError:
+        return False
+    soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    return soft == resource.RLIM_INFINITY or soft >= _INLINE_STACK
+
+
+_MAIN_STACK_HOLDS_A_SEARCH = _main_stack_holds_a_search()
+
 
 def start_search_thread(target, args=(), name="usi-mate-search", daemon=True):
     """Start a thread for searches, with a stack large enough for the deepest ones."""
@@ -394,6 +417,12 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
     except BaseException as e:  # never let a callback error unwind through C++
         solver._callback_error = e
         solver._solver.stop()
+
+
+def _is_bare_sfen(str text):
+    """Whether ``text`` is an SFEN alone (no ``startpos``, ``sfen`` or ``position``
+    prefix, no ``moves``): what the core reads itself."""
+    return not text.startswith(("startpos", "sfen", "position")) and "moves" not in text
 
 
 def _position_sfen(position):
@@ -642,9 +671,14 @@ cdef class Solver:
                 raise TypeError(f"request must be a SearchRequest, not {type(request).__name__}")
             if on_progress is not None and not callable(on_progress):
                 raise TypeError("on_progress must be callable")
-            sfen = _position_sfen(position)
-            interval = settings.check_int("progress_interval_ms", progress_interval_ms, 0,
-                                          settings.MAX_TIME_MS) or 0
+            # A bare SFEN goes to the core as it is (reading it here first cost a
+            # mate-in-3 call a fifth of its time); one the core cannot read is read
+            # again below for the reason (ValueError).
+            bare = isinstance(position, str) and _is_bare_sfen(position)
+            sfen = position if bare else _position_sfen(position)
+            interval = progress_interval_ms
+            if type(interval) is not int or not 0 <= interval <= settings.MAX_TIME_MS:
+                interval = settings.check_int("progress_interval_ms", interval, 0, settings.MAX_TIME_MS) or 0
         except BaseException:
             self.disarm()
             raise
@@ -661,10 +695,12 @@ cdef class Solver:
                 self._solver.set_progress(_progress_trampoline, <void*>self, interval)
             else:
                 self._solver.set_progress(NULL, NULL, 0)
-            if threading.current_thread() is threading.main_thread():
+            short = (request.nodes_limit is not None and request.nodes_limit <= _INLINE_NODES
+                     and _MAIN_STACK_HOLDS_A_SEARCH)
+            if not short and threading.current_thread() is threading.main_thread():
                 out = self._solve_interruptible(sfen, request)
             else:
-                out = self._solve_native(sfen, request)
+                out = self._solve_native(sfen, request, request.certify)
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
@@ -673,6 +709,8 @@ cdef class Solver:
         if self._callback_error is not None:
             err, self._callback_error = self._callback_error, None
             raise err
+        if bare and out["status"] == 3:
+            Position(sfen)  # malformed text raises ValueError (else: a position that cannot be searched)
         self._refine = out["refine"]
         certification = None
         if request.certify and out["status"] == 2:
@@ -692,8 +730,9 @@ cdef class Solver:
             line_nodes=out["line_nodes"],
         )
 
-    def _solve_native(self, sfen, request):
-        """The search itself, without the GIL; the core's output as plain Python values."""
+    def _solve_native(self, sfen, request, bint certificate):
+        """The search itself, without the GIL; the core's output as plain Python values
+        (the disproof tree only with ``certificate``)."""
         cdef string c_sfen = sfen.encode()
         cdef SearchLimits limits = _search_limits(request)
         cdef SolveOutput out
@@ -715,11 +754,12 @@ cdef class Solver:
             "certificate": (out.cert_status,
                             [(a.decode(), b.decode()) for a, b in out.cert_refutations],
                             out.cert_nodes, out.cert_failed_at.decode(),
-                            [m.decode() for m in out.cert_failed_path]),
+                            [m.decode() for m in out.cert_failed_path]) if certificate else None,
         }
 
     def _solve_interruptible(self, sfen, request):
         # The main thread waits while the search thread searches: a signal handler
         # (Ctrl-C) only runs between bytecodes, never inside a native call, so
         # searching here would hold Ctrl-C until the search ends.
-        return _main_thread_searcher().run(lambda: self._solve_native(sfen, request), self.stop)
+        return _main_thread_searcher().run(lambda: self._solve_native(sfen, request, request.certify),
+                                           self.stop)
