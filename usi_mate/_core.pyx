@@ -630,7 +630,10 @@ cdef class Solver:
         ``futility_node_cap`` is a diagnostic (see :class:`usi_mate.SearchRequest`).
 
         In the main thread the search runs on a search thread (started once and
-        reused) so that Ctrl-C (KeyboardInterrupt) stops it and is raised here.
+        reused) so that Ctrl-C (KeyboardInterrupt) stops it and is raised here; a
+        search within 200,000 nodes (``nodes_limit``) runs on the calling thread
+        itself where its stack allows (POSIX), since the hand-off would cost more
+        than the search, and Ctrl-C is raised when it returns.
         """
         # A solve() ends an arm(), whatever happens: validate, then search.
         try:
