@@ -14,7 +14,24 @@ Public API:
 - :class:`Certification`: an independent check of a "no mate" (``certify=True``).
 """
 
-from ._core import BLACK, START_SFEN, WHITE, Position, Solver
+try:
+    from ._core import BLACK, START_SFEN, WHITE, Position, Solver
+except ImportError as error:
+    import os
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    _folder = os.path.dirname(os.path.abspath(__file__))
+    if any(os.path.exists(os.path.join(_folder, "_core" + s)) for s in EXTENSION_SUFFIXES):
+        raise  # a core is there but does not load: the error says why
+    # Typically a checkout's usi_mate/ after a plain `pip install .`: Python looks in the
+    # current folder first, so `python -m usi_mate` from the checkout root finds the
+    # sources, whose core the install compiled into site-packages only.
+    raise ImportError(
+        f"usi_mate was imported from the source folder {_folder}, which has no compiled "
+        f"core for this Python (_core{EXTENSION_SUFFIXES[0]}). In the checkout, build it in "
+        "place with `pip install -e .` (the developer's install); or run from another "
+        "folder to use the installed usi_mate."
+    ) from error
 from .settings import SearchRequest, SearchSettings
 from .solver import solve
 from .types import Certification, MateResult, SearchProgress
