@@ -2,8 +2,9 @@
 importable whatever pytest's import mode, so the test files can say ``from oracle
 import ...``; and refuse to test a usi_mate other than this checkout's.
 
-The suite imports ``usi_mate`` from wherever Python finds it: an in-place build of
-this checkout, or the package ``pip install ".[test]"`` installed from it. A copy
+The suite imports ``usi_mate`` from wherever Python finds it: this checkout's, built in
+place by ``pip install -e ".[test]"`` (the README's command), or a package installed from
+it with ``pip install ".[test]"``. A copy
 installed earlier from another version would be tested instead, and its missing
 names would surface as import errors in single test files; this says so at once.
 """
@@ -34,7 +35,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         import usi_mate
     except ImportError as e:
-        pytest.exit(f"usi_mate cannot be imported ({e}): run pip install '.[test]' first", 2)
+        pytest.exit(f"usi_mate cannot be imported ({e}): run pip install -e '.[test]' first", 2)
     installed = Path(usi_mate.__file__).resolve().parent
     if installed == CHECKOUT_PACKAGE.resolve() or not CHECKOUT_PACKAGE.is_dir():
         return
@@ -43,6 +44,6 @@ def pytest_configure(config: pytest.Config) -> None:
         pytest.exit(
             f"the usi_mate Python finds ({installed}) is not this checkout's: "
             f"{len(stale)} file(s) differ ({', '.join(stale[:5])}); "
-            "run pip install '.[test]' here first",
+            "run pip install -e '.[test]' here first",
             2,
         )
