@@ -1,22 +1,31 @@
 // Testing hooks: the core's small structures and rules with plain types (hands as
 // counts P L N S B R G), so unit tests can check each concept on its own
 // (tests/test_tt.py, test_hand.py, test_proof_hand.py, test_repetition.py,
-// test_futility.py), and solves with the SearchLimits fields that only tests set
-// (line_read_positions, line_pass: tests/test_answers.py). Nothing here is used by
-// the search, and the usi_mate package does not include it: only the tests' own
-// extension (tests/usi_mate_testing.pyx, built by tests/hooks.py) does.
+// test_futility.py, test_monitor.py, test_line_memo.py, test_futility_judge.py,
+// test_line_reader.py), and solves with the SearchLimits fields that only tests
+// set (line_read_positions, line_pass: tests/test_answers.py). Nothing here is
+// used by the search, and the usi_mate package does not include it: only the
+// tests' own extension (tests/usi_mate_testing.pyx, built by tests/hooks.py) does.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "api.h"
 #include "futility.h"
 #include "hand.h"
+#include "line_memo.h"
+#include "line_reader.h"
+#include "monitor.h"
 #include "proof_hand.h"
 #include "repetition.h"
 #include "solver.h"
 #include "tt.h"
+#include "worker.h"
 
 namespace usi_mate {
 namespace testing {
@@ -129,11 +138,15 @@ inline LineSolve solve_with_line_pass(const std::string& sfen, uint64_t nodes, b
 
 class Futility {
  public:
-  void put(uint64_t key, bool futile, const std::vector<int>& hand) { memo_.put(key, futile, hand_from_counts(hand)); }
-  // -1 unknown, else a Judgement (futility.h) with the hand in `hand`.
-  int get(uint64_t key, std::vector<int>& hand) const {
+  // `judgement`: a Judgement (futility.h); `len`: the mate after the capture.
+  void put(uint64_t key, int judgement, const std::vector<int>& hand, uint16_t len) {
+    memo_.put(key, judgement, hand_from_counts(hand), len);
+  }
+  // -1 unknown, else a Judgement (futility.h) with the hand in `hand` and the
+  // length in `len`.
+  int get(uint64_t key, std::vector<int>& hand, uint16_t& len) const {
     Hand h = HAND_ZERO;
-    int r = memo_.get(key, &h);
+    int r = memo_.get(key, &h, &len);
     hand = hand_to_counts(h);
     return r;
   }
@@ -141,6 +154,390 @@ class Futility {
 
  private:
   FutilityMemo memo_;
+};
+
+// The line reader's memo (line_memo.h) with plain fields.
+struct MemoEntry {
+  bool found = false;
+  uint16_t len = 0;
+  int spare = 0;
+  uint16_t bound = 0;
+};
+
+class LineMemos {
+ public:
+  void put(uint64_t key, uint16_t len, int spare, uint16_t bound) { table_.put(key, LineMemo{len, spare, bound}); }
+  MemoEntry find(uint64_t key) const {
+    const LineMemo* m = table_.find(key);
+    return m ? MemoEntry{true, m->len, m->spare, m->bound} : MemoEntry{};
+  }
+  void clear() { table_.clear(); }
+  // `n` clears in a row: what one costs, whatever the table holds.
+  void clear_times(uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) table_.clear();
+  }
+
+ private:
+  LineMemoTable table_;
+};
+
+// ---------------------------------------------------------------------------
+// SearchMonitor (monitor.h) on its own: a caller's budget started with a stop
+// flag of its own, and scopes pushed and popped by index (pop(i) ends the
+// scopes from the i-th on, innermost first, as scopes end in the search).
+
+// SearchMonitor::kGraceTime in ms.
+constexpr uint64_t kGraceMs = uint64_t(SearchMonitor::kGraceTime.count());
+
+struct MonitorRun {
+  uint64_t nodes = 0;       // the count should_stop() or poll() said stop at
+  uint64_t elapsed_us = 0;  // from the run's start
+  bool stopped = false;     // false: the run's own guard ended it first
+};
+
+class Monitor {
+ public:
+  using Clock = SearchMonitor::Clock;
+
+  // The caller's budget (0: no limit), the scopes of an earlier start ended first.
+  void start(uint64_t nodes, uint64_t time_ms) {
+    pop(0);
+    stop_.store(false, std::memory_order_relaxed);
+    ticks_ = 0;
+    before_start_ = Clock::now();
+    m_.start(nodes, time_ms, &stop_);
+    after_start_ = Clock::now();
+  }
+  bool should_stop(uint64_t nodes) { return m_.should_stop(nodes); }
+  bool poll(uint64_t nodes) { return m_.poll(nodes); }
+  bool exhausted() const { return m_.exhausted(); }
+  bool caller_budget_spent() const { return m_.caller_budget_spent(); }
+  int reason() const { return int(m_.reason()); }
+  void set_stop(bool stop) { stop_.store(stop, std::memory_order_relaxed); }
+  uint64_t caller_node_cap() const { return m_.caller_node_cap(); }
+
+  // A nested budget (at most `budget` more nodes from `nodes`); returns its index.
+  int push_nested(uint64_t nodes, uint64_t budget) {
+    scopes_.push_back(std::make_unique<SearchMonitor::Scope>(m_.nested(nodes, budget)));
+    return int(scopes_.size()) - 1;
+  }
+  // An own budget: `node_cap` (0: none), a deadline `deadline_ms` from now (< 0: none).
+  int push_own(uint64_t node_cap, int64_t deadline_ms, bool honors_stop) {
+    Clock::time_point deadline =
+        deadline_ms < 0 ? Clock::time_point::max() : Clock::now() + std::chrono::milliseconds(deadline_ms);
+    scopes_.push_back(std::make_unique<SearchMonitor::Scope>(
+        m_.own(node_cap ? node_cap : SearchMonitor::kNoLimit, deadline, honors_stop)));
+    return int(scopes_.size()) - 1;
+  }
+  // Ends the scopes from the index-th on, innermost first.
+  void pop(int index) {
+    while (int(scopes_.size()) > std::max(index, 0)) scopes_.pop_back();
+  }
+  int scopes() const { return int(scopes_.size()); }
+
+  // should_stop() (or poll()) at from, from + step, from + 2 step, ... until it
+  // says stop, or for at most guard_ms (then stopped is false).
+  MonitorRun run(uint64_t from, uint64_t step, bool use_poll, uint64_t guard_ms) {
+    MonitorRun out;
+    Clock::time_point t0 = Clock::now();
+    const Clock::time_point guard = t0 + std::chrono::milliseconds(guard_ms);
+    uint64_t n = from;
+    for (uint64_t i = 1;; ++i, n += step) {
+      if (use_poll ? m_.poll(n) : m_.should_stop(n)) {
+        out.stopped = true;
+        break;
+      }
+      if ((i & 4095) == 0 && Clock::now() >= guard) break;
+    }
+    out.nodes = n;
+    out.elapsed_us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
+    return out;
+  }
+
+  // Progress ticks every interval_ms, counted (ticks()).
+  void count_ticks(uint64_t interval_ms) { m_.set_tick(&Monitor::on_tick, this, interval_ms); }
+  uint64_t ticks() const { return ticks_; }
+
+  // Deadlines in µs from just before start() (-1: none), and how long start()
+  // took (the deadlines are that uncertain).
+  int64_t caller_deadline_us() const { return since_start(m_.caller_deadline()); }
+  int64_t answer_deadline_us() const { return since_start(m_.answer_deadline()); }
+  int64_t start_took_us() const {
+    return int64_t(std::chrono::duration_cast<std::chrono::microseconds>(after_start_ - before_start_).count());
+  }
+
+ private:
+  static void on_tick(void* self) { ++static_cast<Monitor*>(self)->ticks_; }
+  int64_t since_start(Clock::time_point t) const {
+    // (A deadline "never" is max(), or max() less the grace: past a year from now.)
+    if (t - before_start_ > std::chrono::hours(24 * 365)) return -1;
+    return int64_t(std::chrono::duration_cast<std::chrono::microseconds>(t - before_start_).count());
+  }
+
+  SearchMonitor m_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::unique_ptr<SearchMonitor::Scope>> scopes_;
+  Clock::time_point before_start_, after_start_;
+  uint64_t ticks_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// The search classes' private state, for the concept tests below.
+//
+// Worker and Solver keep their state private, friends only to the classes that
+// search with it. Access takes pointers to those members by explicit template
+// instantiation, where access checking does not apply to the names used
+// ([temp.explicit]/12 in C++17), so that worker.h and solver.h need no
+// change for the tests. (A `friend struct testing::Access;` in Worker and
+// Solver would do the same; Access could then name the members directly.)
+// An explicit instantiation may appear once in a program: this header is
+// included by one translation unit only, the tests' extension.
+namespace detail {
+
+template <class Tag, typename Tag::type Member>
+struct Grant {
+  friend typename Tag::type member(Tag) { return Member; }
+};
+
+#define USI_MATE_TESTING_GRANT(TAG, TYPE, MEMBER) \
+  struct TAG {                                    \
+    using type = TYPE;                            \
+    friend type member(TAG);                      \
+  };                                              \
+  template struct Grant<TAG, MEMBER>
+
+USI_MATE_TESTING_GRANT(WorkerMonitor, SearchMonitor Worker::*, &Worker::monitor_);
+USI_MATE_TESTING_GRANT(WorkerFutility, FutilityJudge Worker::*, &Worker::futility_);
+USI_MATE_TESTING_GRANT(WorkerPath, PathSet Worker::*, &Worker::path_);
+USI_MATE_TESTING_GRANT(WorkerRepTable, RepetitionTable Worker::*, &Worker::rep_table_);
+USI_MATE_TESTING_GRANT(WorkerPos, Position* Worker::*, &Worker::pos_);
+USI_MATE_TESTING_GRANT(WorkerAttacker, Color Worker::*, &Worker::attacker_);
+USI_MATE_TESTING_GRANT(WorkerSalt, uint64_t Worker::*, &Worker::salt_);
+USI_MATE_TESTING_GRANT(WorkerNodes, uint64_t Worker::*, &Worker::nodes_);
+USI_MATE_TESTING_GRANT(WorkerLimits, SearchLimits Worker::*, &Worker::limits_);
+USI_MATE_TESTING_GRANT(WorkerProve, NodeValue (Worker::*)(int, uint64_t, uint16_t), &Worker::prove);
+USI_MATE_TESTING_GRANT(SolverMain, Worker Solver::*, &Solver::main_);
+
+#undef USI_MATE_TESTING_GRANT
+
+}  // namespace detail
+
+struct Access {
+  static SearchMonitor& monitor(Worker& w) { return w.*member(detail::WorkerMonitor{}); }
+  static FutilityJudge& futility(Worker& w) { return w.*member(detail::WorkerFutility{}); }
+  static PathSet& path(Worker& w) { return w.*member(detail::WorkerPath{}); }
+  static RepetitionTable& rep_table(Worker& w) { return w.*member(detail::WorkerRepTable{}); }
+  static Position*& pos(Worker& w) { return w.*member(detail::WorkerPos{}); }
+  static Color& attacker(Worker& w) { return w.*member(detail::WorkerAttacker{}); }
+  static uint64_t& salt(Worker& w) { return w.*member(detail::WorkerSalt{}); }
+  static uint64_t& nodes(Worker& w) { return w.*member(detail::WorkerNodes{}); }
+  static SearchLimits& limits(Worker& w) { return w.*member(detail::WorkerLimits{}); }
+  static NodeValue prove(Worker& w, int ply, uint64_t path_key, uint16_t budget) {
+    return (w.*member(detail::WorkerProve{}))(ply, path_key, budget);
+  }
+  static Worker& main_worker(Solver& s) { return s.*member(detail::SolverMain{}); }
+};
+
+// ---------------------------------------------------------------------------
+// FutilityJudge (futility.h) on a hand-built position: a Worker of its own on
+// the AND node `sfen` (the defender to move, in check; the other side
+// attacks) and a fresh table, set up as Solver::solve sets up its main worker
+// for a composers' count (MinLength): limits, monitor, attacker, the judge's
+// new solve with `cap` (0: kFutilityNodeCap; ~0: uncapped, exact), the salt
+// and the path. Questions are asked at ply 0, the position as the root.
+
+// A judgement: the verdict, the drop's proof hand and the length of the mate
+// after the capture (when futile), and the nodes its sub-searches spent.
+struct JudgeAnswer {
+  bool futile = false;
+  std::vector<int> hand;
+  int mate_len = 0;
+  uint64_t nodes = 0;
+};
+
+class JudgeBench {
+ public:
+  JudgeBench(const std::string& sfen, uint64_t cap, uint64_t hash_mb) : sfen_(sfen) {
+    init_core();
+    tt_.resize(hash_mb);
+    pos_.set_sfen(sfen);
+    if (!pos_.in_check()) throw std::invalid_argument("not a position in check: " + sfen);
+    SearchLimits limits;
+    limits.post_search = PostSearchLevel::MinLength;
+    limits.futility_node_cap = cap;
+    Access::limits(w_) = limits;
+    Access::nodes(w_) = 0;
+    Access::monitor(w_).start(0, 0, &stop_);
+    Access::pos(w_) = &pos_;
+    Access::attacker(w_) = ~pos_.side_to_move();
+    FutilityJudge& judge = Access::futility(w_);
+    judge.new_solve(true, cap);
+    // (Solver::solve salts with the material too; a table of its own needs only
+    // the judge's salt, which keeps bit 0, the side to move's, clear.)
+    Access::salt(w_) = judge.salt();
+    Access::path(w_).clear_if_dirty();
+    Access::rep_table(w_).clear();
+    tt_.new_search();
+    root_key_ = pos_.full_key();
+    Access::path(w_).insert(root_key_);
+  }
+  ~JudgeBench() {
+    Access::path(w_).erase(root_key_);
+    Access::pos(w_) = nullptr;
+  }
+  JudgeBench(const JudgeBench&) = delete;
+  JudgeBench& operator=(const JudgeBench&) = delete;
+
+  // FutilityJudge::is_futile_drop for `drop` (a legal drop, in USI) against `bound`.
+  JudgeAnswer futile_drop(const std::string& drop, uint16_t bound) {
+    Move m = legal_drop(drop);
+    JudgeAnswer out;
+    uint64_t before = Access::nodes(w_);
+    Hand h = HAND_ZERO;
+    uint16_t len = 0;
+    out.futile = Access::futility(w_).is_futile_drop(0, root_key_, m, bound, &h, &len);
+    out.hand = hand_to_counts(h);
+    out.mate_len = len;
+    out.nodes = Access::nodes(w_) - before;
+    return out;
+  }
+  // FutilityJudge::is_futile_among for `drop` against the other replies
+  // (`others`, in USI) with their proven lengths (each from its child).
+  JudgeAnswer futile_among(const std::string& drop, const std::vector<std::string>& others,
+                           const std::vector<int>& proven) {
+    Move m = legal_drop(drop);
+    if (others.size() != proven.size()) throw std::invalid_argument("one proven length per other reply");
+    std::vector<Move> moves;
+    std::vector<uint16_t> lens;
+    for (size_t i = 0; i < others.size(); ++i) {
+      moves.push_back(api::parse_legal_move(pos_, others[i]));
+      lens.push_back(uint16_t(proven[i]));
+    }
+    JudgeAnswer out;
+    uint64_t before = Access::nodes(w_);
+    Hand h = HAND_ZERO;
+    out.futile =
+        Access::futility(w_).is_futile_among(0, root_key_, m, moves.data(), lens.data(), int(moves.size()), &h);
+    out.hand = hand_to_counts(h);
+    out.nodes = Access::nodes(w_) - before;
+    return out;
+  }
+  // FutilityJudge::only_futile_evasions over every evasion of the position.
+  bool only_futile_evasions() {
+    MoveList evasions;
+    generate_evasions(pos_, evasions);
+    Hand u = HAND_ZERO;
+    return Access::futility(w_).only_futile_evasions(0, root_key_, evasions, &u);
+  }
+  // The judge's settings and counts.
+  bool exact() { return Access::futility(w_).exact(); }
+  uint64_t cut_short() { return Access::futility(w_).cut_short(); }
+  uint64_t nodes() { return Access::nodes(w_); }
+  // The position is as it was (every judgement undoes its moves).
+  bool unchanged() const {
+    Position fresh;
+    fresh.set_sfen(sfen_);
+    return pos_.sfen() == fresh.sfen() && pos_.full_key() == fresh.full_key();
+  }
+
+ private:
+  Move legal_drop(const std::string& usi) {
+    Move m = api::parse_legal_move(pos_, usi);
+    if (!is_drop(m)) throw std::invalid_argument("not a drop: " + usi + " (only drops are judged)");
+    return m;
+  }
+
+  std::string sfen_;
+  TranspositionTable tt_;
+  Position pos_;
+  std::atomic<bool> stop_{false};
+  Worker w_{&tt_, 0};
+  uint64_t root_key_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// LineReader (line_reader.h) on a table the test controls: a Solver's solve,
+// then reads with a reader of the test's own over the solver's main worker,
+// from the root again, as PostSearch reads (its monitor started anew without
+// limits; the futility judge, the attacker and the table salt as the solve
+// left them).
+
+struct LineRead {
+  bool ok = false;
+  std::vector<std::string> line;
+  int tree_len = 0;        // the mating tree the read proves (LEN_INF: none)
+  bool cut_short = false;  // finished on recorded lengths
+  uint32_t positions = 0;  // positions visited
+  uint64_t nodes = 0;      // nodes searched (lost entries, judgements)
+};
+
+struct ReaderSolve {
+  int status = 0;
+  std::vector<std::string> pv;
+  int min_length = 0;
+};
+
+class ReaderBench {
+ public:
+  explicit ReaderBench(uint64_t hash_mb) : solver_(hash_mb) {}
+
+  // A solve on a fresh table: MinLength without a share of work (until the
+  // minimum is proven or `nodes`), or post_search None or UpperBound.
+  ReaderSolve solve(const std::string& sfen, uint64_t nodes, int post_search, bool ignore_futile) {
+    sfen_ = sfen;
+    solver_.clear();
+    SearchLimits limits;
+    limits.nodes = nodes;
+    limits.post_search = PostSearchLevel(post_search);
+    limits.ignore_futile_interpositions = ignore_futile;
+    limits.min_length_effort = 0;
+    SearchResult r = solver_.solve(sfen, limits);
+    return {int(r.status), api::to_usi(r.pv), r.min_length};
+  }
+
+  // LineReader::read from the root within `budget` plies (< 0: none). `count`:
+  // 0 as solved (the composers' count when the solve judged futile drops),
+  // 1 the strict count on the solve's own entries (PostSearch's first line),
+  // 2 the strict count on its own entries, the root proven again first
+  // (PostSearch's strict line). After `read_positions` positions (0: never)
+  // the read goes on with recorded lengths, as past its deadline.
+  LineRead read(int budget, bool exact, bool tie_break, int count, uint64_t read_positions) {
+    Worker& w = Access::main_worker(solver_);
+    Position pos;
+    pos.set_sfen(sfen_);
+    Access::pos(w) = &pos;
+    Access::limits(w).line_read_positions = read_positions;
+    Access::monitor(w).start(0, 0, &stop_);
+    uint64_t root_key = pos.full_key();
+    Access::path(w).insert(root_key);
+    LineRead out;
+    {
+      std::unique_ptr<FutilityJudge::StrictCount> strict;
+      if (count) strict = std::make_unique<FutilityJudge::StrictCount>(Access::futility(w), count == 2);
+      uint64_t before = Access::nodes(w);
+      bool proven = count != 2 || Access::prove(w, 0, root_key, BUDGET_NONE).pn == 0;
+      before = count == 2 ? Access::nodes(w) : before;
+      LineReader reader(w);
+      std::vector<Move> line;
+      uint16_t tree_len = 0;
+      uint16_t b = budget < 0 ? BUDGET_NONE : uint16_t(budget);
+      out.ok = proven && reader.read(root_key, b, exact, tie_break, line, &tree_len);
+      out.line = api::to_usi(line);
+      out.tree_len = tree_len;
+      out.cut_short = reader.cut_short();
+      out.positions = reader.positions();
+      out.nodes = Access::nodes(w) - before;
+    }
+    Access::path(w).erase(root_key);
+    Access::limits(w).line_read_positions = 0;
+    Access::pos(w) = nullptr;
+    return out;
+  }
+
+ private:
+  Solver solver_;
+  std::string sfen_;
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace testing

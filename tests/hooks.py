@@ -1,8 +1,10 @@
 """The core's test hooks, for the tests only: never part of the usi_mate package.
 
 The rules and small structures of the core on their own (hands, proof hands, the
-transposition table, the repetition structures, the futility memo) and solves with
-the search limits that only tests set come from a second extension module,
+transposition table, the repetition structures, the futility memo, the line memo,
+the search monitor), the futility judge on a hand-built position, the line reader on
+a solve's table, and solves with the search limits that only tests set come from a
+second extension module,
 ``usi_mate_testing`` (tests/usi_mate_testing.pyx over csrc/testing.h). It is built
 here on first use, by setup.py with USI_MATE_TEST_HOOKS=1 into build/test-hooks/ (a
 minute on two cores; later runs find it up to date), from this checkout's csrc/, so
@@ -58,6 +60,13 @@ sys.path.insert(0, str(BUILD))
 _testing = importlib.import_module("usi_mate_testing")
 
 BUDGET_NONE = _testing.BUDGET_NONE
+CHECK_INTERVAL = _testing.CHECK_INTERVAL
+FUTILITY_NODE_CAP = _testing.FUTILITY_NODE_CAP
+GRACE_MS = _testing.GRACE_MS
+GRACE_NODES = _testing.GRACE_NODES
+LEN_INF = _testing.LEN_INF
+NO_LIMIT = _testing.NO_LIMIT
+UNCAPPED = _testing.UNCAPPED
 _and_node_disproof_hand = _testing._and_node_disproof_hand
 _and_node_proof_hand = _testing._and_node_proof_hand
 _hand_before = _testing._hand_before
@@ -66,9 +75,14 @@ _hand_meet = _testing._hand_meet
 _hand_superior_or_equal = _testing._hand_superior_or_equal
 _or_node_disproof_hand = _testing._or_node_disproof_hand
 _path_result_key = _testing._path_result_key
+_FutilityJudgeBench = _testing._FutilityJudgeBench
 _FutilityMemo = _testing._FutilityMemo
+_LineMemoTable = _testing._LineMemoTable
+_LineReaderBench = _testing._LineReaderBench
 _PathSet = _testing._PathSet
 _RepetitionTable = _testing._RepetitionTable
+_SearchMonitor = _testing._SearchMonitor
+_search_time_ms = _testing._search_time_ms
 _TranspositionTable = _testing._TranspositionTable
 _solve_with_line_cut = _testing._solve_with_line_cut
 _solve_with_line_pass = _testing._solve_with_line_pass

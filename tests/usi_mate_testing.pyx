@@ -9,17 +9,18 @@ and the tests import it from there. Hands are dicts P L N S B R G; positions are
 usi_mate.Position objects (or anything with an ``sfen()``), read here by their SFEN.
 """
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 from usi_mate._core cimport CPosition
 
-from usi_mate._core import _STATUS, POST_SEARCH_LEVELS
+from usi_mate._core import _STATUS, _STOP_REASON, POST_SEARCH_LEVELS
 
 
 cdef extern from "tt.h" namespace "usi_mate":
     const unsigned short c_BUDGET_NONE "usi_mate::BUDGET_NONE"
+    const unsigned short c_LEN_INF "usi_mate::LEN_INF"
 
 
 cdef extern from "testing.h" namespace "usi_mate::testing":
@@ -56,9 +57,96 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
 
     cdef cppclass TFutility "usi_mate::testing::Futility":
         TFutility() except +
-        void put(uint64_t, bint, const vector[int]&) except +
-        int get(uint64_t, vector[int]&) except +
+        void put(uint64_t, int, const vector[int]&, unsigned short) except +
+        int get(uint64_t, vector[int]&, unsigned short&) except +
         void clear()
+
+    cdef struct TMemoEntry "usi_mate::testing::MemoEntry":
+        bint found
+        unsigned short len
+        int spare
+        unsigned short bound
+
+    cdef cppclass TLineMemos "usi_mate::testing::LineMemos":
+        TLineMemos() except +
+        void put(uint64_t, unsigned short, int, unsigned short) except +
+        TMemoEntry find(uint64_t)
+        void clear()
+        void clear_times(uint64_t) nogil
+
+    const uint64_t c_kGraceMs "usi_mate::testing::kGraceMs"
+
+    cdef struct TMonitorRun "usi_mate::testing::MonitorRun":
+        uint64_t nodes
+        uint64_t elapsed_us
+        bint stopped
+
+    cdef cppclass TMonitor "usi_mate::testing::Monitor":
+        TMonitor() except +
+        void start(uint64_t, uint64_t) except +
+        bint should_stop(uint64_t)
+        bint poll(uint64_t)
+        bint exhausted()
+        bint caller_budget_spent()
+        int reason()
+        void set_stop(bint)
+        uint64_t caller_node_cap()
+        int push_nested(uint64_t, uint64_t) except +
+        int push_own(uint64_t, int64_t, bint) except +
+        void pop(int)
+        int scopes()
+        TMonitorRun run(uint64_t, uint64_t, bint, uint64_t) nogil
+        void count_ticks(uint64_t)
+        uint64_t ticks()
+        int64_t caller_deadline_us()
+        int64_t answer_deadline_us()
+        int64_t start_took_us()
+
+    cdef struct TJudgeAnswer "usi_mate::testing::JudgeAnswer":
+        bint futile
+        vector[int] hand
+        int mate_len
+        uint64_t nodes
+
+    cdef cppclass TJudgeBench "usi_mate::testing::JudgeBench":
+        TJudgeBench(const string&, uint64_t, uint64_t) except +
+        TJudgeAnswer futile_drop(const string&, unsigned short) except +
+        TJudgeAnswer futile_among(const string&, const vector[string]&, const vector[int]&) except +
+        bint only_futile_evasions() except +
+        bint exact()
+        uint64_t cut_short()
+        uint64_t nodes()
+        bint unchanged() except +
+
+    cdef struct TLineRead "usi_mate::testing::LineRead":
+        bint ok
+        vector[string] line
+        int tree_len
+        bint cut_short
+        unsigned int positions
+        uint64_t nodes
+
+    cdef struct TReaderSolve "usi_mate::testing::ReaderSolve":
+        int status
+        vector[string] pv
+        int min_length
+
+    cdef cppclass TReaderBench "usi_mate::testing::ReaderBench":
+        TReaderBench(uint64_t) except +
+        TReaderSolve solve(const string&, uint64_t, int, bint) except + nogil
+        TLineRead read(int, bint, bint, int, uint64_t) except + nogil
+
+
+cdef extern from "monitor.h" namespace "usi_mate":
+    const uint64_t c_kNoLimit "usi_mate::SearchMonitor::kNoLimit"
+    const uint64_t c_kCheckInterval "usi_mate::SearchMonitor::kCheckInterval"
+    const uint64_t c_kGraceNodes "usi_mate::SearchMonitor::kGraceNodes"
+    uint64_t c_search_time_ms "usi_mate::SearchMonitor::search_time_ms"(uint64_t)
+
+
+cdef extern from "futility.h" namespace "usi_mate":
+    const uint64_t c_kFutilityNodeCap "usi_mate::kFutilityNodeCap"
+    const uint64_t c_kUncappedNodeCap "usi_mate::kUncappedNodeCap"
 
 
 cdef extern from "repetition.h" namespace "usi_mate":
@@ -78,8 +166,17 @@ cdef extern from "repetition.h" namespace "usi_mate":
         bint contains(uint64_t)
 
 
-# The unbounded search's budget (the table's BUDGET_NONE).
+# The unbounded search's budget (the table's BUDGET_NONE), and the length of no mate.
 BUDGET_NONE = c_BUDGET_NONE
+LEN_INF = c_LEN_INF
+# SearchMonitor's constants (csrc/monitor.h).
+NO_LIMIT = c_kNoLimit
+CHECK_INTERVAL = c_kCheckInterval
+GRACE_NODES = c_kGraceNodes
+GRACE_MS = c_kGraceMs
+# The futility judgements' first-ask cap, and the cap that caps nothing (csrc/futility.h).
+FUTILITY_NODE_CAP = c_kFutilityNodeCap
+UNCAPPED = c_kUncappedNodeCap
 
 
 cdef inline string _enc(s):
@@ -246,6 +343,8 @@ cdef class _RepetitionTable:
 cdef class _FutilityMemo:
     """The per-solve memo of futility judgements (csrc/futility.h)."""
 
+    CUT_SHORT = 2  # (Judgement kCutShort)
+
     cdef TFutility* _m
 
     def __cinit__(self):
@@ -254,15 +353,22 @@ cdef class _FutilityMemo:
     def __dealloc__(self):
         del self._m
 
-    def put(self, key, futile, hand):
-        """Remember a judgement and the drop's proof hand."""
-        self._m.put(key, futile, _hand_counts(hand))
+    def put(self, key, futile, hand, length=0):
+        """Remember a judgement (True, False or ``CUT_SHORT``), the drop's proof hand and
+        the length of the mate after the capture."""
+        self._m.put(key, int(futile), _hand_counts(hand), length)
 
     def get(self, key):
         """(futile: bool, hand) or None when not known."""
+        judged = self.judgement(key)
+        return None if judged is None else (judged[0] == 1, judged[1])
+
+    def judgement(self, key):
+        """(judgement: 0 not futile, 1 futile, 2 cut short; hand; length) or None."""
         cdef vector[int] hand
-        r = self._m.get(key, hand)
-        return None if r < 0 else (r == 1, _hand_dict(hand))
+        cdef unsigned short length = 0
+        r = self._m.get(key, hand, length)
+        return None if r < 0 else (r, _hand_dict(hand), length)
 
     def clear(self):
         """Forget every judgement (a new generation)."""
@@ -293,3 +399,245 @@ def _solve_with_line_pass(sfen, nodes, line_pass, hash_mb=64):
     with nogil:
         r = t_solve_with_line_pass(c_sfen, c_nodes, c_pass, c_mb)
     return (_STATUS[r.status], [m.decode() for m in r.pv])
+
+
+cdef class _LineMemoTable:
+    """The line reader's memo of lines read (csrc/line_memo.h)."""
+
+    cdef TLineMemos* _t
+
+    def __cinit__(self):
+        self._t = new TLineMemos()
+
+    def __dealloc__(self):
+        del self._t
+
+    def put(self, key, length, spare, bound=LEN_INF):
+        """Remember a line's length, spare pieces and bound under ``key``."""
+        self._t.put(key, length, spare, bound)
+
+    def find(self, key):
+        """(length, spare, bound) or None when not stored since the last clear."""
+        cdef TMemoEntry e = self._t.find(key)
+        return (e.len, e.spare, e.bound) if e.found else None
+
+    def clear(self):
+        """Forget every line (a new generation)."""
+        self._t.clear()
+
+    def clear_times(self, n):
+        """``n`` clears in a row (to time one)."""
+        cdef uint64_t c_n = n
+        with nogil:
+            self._t.clear_times(c_n)
+
+
+cdef class _SearchMonitor:
+    """A SearchMonitor (csrc/monitor.h) with a stop flag of its own; scopes pushed are
+    kept by index and ended by pop(index), innermost first."""
+
+    cdef TMonitor* _m
+
+    def __cinit__(self):
+        self._m = new TMonitor()
+
+    def __dealloc__(self):
+        del self._m
+
+    def start(self, nodes=0, time_ms=0):
+        """The caller's budget (0: no limit); the stop flag down, earlier scopes ended."""
+        self._m.start(nodes, time_ms)
+
+    def should_stop(self, nodes):
+        """Whether the innermost budget is spent at ``nodes`` (the clock read every
+        CHECK_INTERVAL nodes)."""
+        return self._m.should_stop(nodes)
+
+    def poll(self, nodes):
+        """should_stop() with the clock read now."""
+        return self._m.poll(nodes)
+
+    @property
+    def exhausted(self):
+        """The innermost budget is spent."""
+        return self._m.exhausted()
+
+    @property
+    def caller_budget_spent(self):
+        """The caller's budget is spent."""
+        return self._m.caller_budget_spent()
+
+    @property
+    def reason(self):
+        """Why the caller's budget ended: None, "nodes", "time" or "stop"."""
+        return _STOP_REASON[self._m.reason()]
+
+    @property
+    def caller_node_cap(self):
+        """The caller's node limit (NO_LIMIT: none)."""
+        return self._m.caller_node_cap()
+
+    def set_stop(self, stop=True):
+        """Raise (or lower) the stop flag."""
+        self._m.set_stop(stop)
+
+    def nested(self, nodes, budget):
+        """Push a nested budget: at most ``budget`` more nodes from ``nodes``. Its index."""
+        return self._m.push_nested(nodes, budget)
+
+    def own(self, node_cap=0, deadline_ms=None, honors_stop=True):
+        """Push an own budget (``node_cap`` 0: none; ``deadline_ms`` from now, None:
+        none). Its index."""
+        return self._m.push_own(node_cap, -1 if deadline_ms is None else deadline_ms, honors_stop)
+
+    def pop(self, index):
+        """End the scopes from ``index`` on (innermost first)."""
+        self._m.pop(index)
+
+    @property
+    def scopes(self):
+        """Scopes pushed and not ended."""
+        return self._m.scopes()
+
+    def run(self, start=0, step=1, poll=False, guard_ms=2000):
+        """should_stop() (or poll()) at start, start + step, ... until it says stop or
+        ``guard_ms`` pass: (nodes, elapsed ms, stopped)."""
+        cdef uint64_t c_start = start, c_step = step, c_guard = guard_ms
+        cdef bint c_poll = poll
+        cdef TMonitorRun r
+        with nogil:
+            r = self._m.run(c_start, c_step, c_poll, c_guard)
+        return (r.nodes, r.elapsed_us / 1000.0, r.stopped)
+
+    def count_ticks(self, interval_ms):
+        """Count progress ticks every ``interval_ms`` (see ``ticks``)."""
+        self._m.count_ticks(interval_ms)
+
+    @property
+    def ticks(self):
+        """Ticks counted since start()."""
+        return self._m.ticks()
+
+    @property
+    def caller_deadline_ms(self):
+        """The searches' deadline in ms from (just before) start(); None: none."""
+        us = self._m.caller_deadline_us()
+        return None if us < 0 else us / 1000.0
+
+    @property
+    def answer_deadline_ms(self):
+        """The latest a line read may run, in ms from (just before) start(); None: none."""
+        us = self._m.answer_deadline_us()
+        return None if us < 0 else us / 1000.0
+
+    @property
+    def start_took_ms(self):
+        """How long start() took: the deadlines' uncertainty."""
+        return self._m.start_took_us() / 1000.0
+
+
+def _search_time_ms(time_ms):
+    """The time the searches get under a caller's limit of ``time_ms``
+    (SearchMonitor::search_time_ms)."""
+    return c_search_time_ms(time_ms)
+
+
+cdef class _FutilityJudgeBench:
+    """A FutilityJudge on a hand-built position (csrc/testing.h, JudgeBench): the AND
+    node ``sfen`` (the defender to move, in check) as the root of a composers' count
+    solve on a fresh table of ``hash_mb`` MB, its judgements first asked with ``cap``
+    nodes (0: FUTILITY_NODE_CAP; UNCAPPED: none, exact)."""
+
+    cdef TJudgeBench* _b
+
+    def __cinit__(self, sfen, cap=0, hash_mb=1):
+        self._b = new TJudgeBench(_enc(sfen), cap, hash_mb)
+
+    def __dealloc__(self):
+        del self._b
+
+    def futile_drop(self, drop, bound):
+        """is_futile_drop: (futile, proof hand, the mate's length after the capture,
+        nodes spent)."""
+        cdef TJudgeAnswer a = self._b.futile_drop(_enc(drop), bound)
+        return (a.futile, _hand_dict(a.hand), a.mate_len, a.nodes)
+
+    def futile_among(self, drop, others):
+        """is_futile_among against ``others``, a dict of replies (USI) to their proven
+        lengths (each from its child): (futile, proof hand, nodes spent)."""
+        cdef vector[string] moves = [_enc(m) for m in others]
+        cdef vector[int] lens = [int(n) for n in others.values()]
+        cdef TJudgeAnswer a = self._b.futile_among(_enc(drop), moves, lens)
+        return (a.futile, _hand_dict(a.hand), a.nodes)
+
+    def only_futile_evasions(self):
+        """Every evasion a drop, and every one futile against a mate at once."""
+        return self._b.only_futile_evasions()
+
+    @property
+    def exact(self):
+        """Judgements uncapped, against the other replies' shortest mates."""
+        return self._b.exact()
+
+    @property
+    def cut_short(self):
+        """Judgements cut short at their cap so far."""
+        return self._b.cut_short()
+
+    @property
+    def nodes(self):
+        """Nodes the judgements searched so far."""
+        return self._b.nodes()
+
+    @property
+    def unchanged(self):
+        """The position is the one set up (every judgement undid its moves)."""
+        return self._b.unchanged()
+
+
+cdef class _LineReaderBench:
+    """A LineReader over a Solver's table (csrc/testing.h, ReaderBench): solve(), then
+    read() from the root as the post-search reads."""
+
+    cdef TReaderBench* _b
+
+    def __cinit__(self, hash_mb=16):
+        self._b = new TReaderBench(hash_mb)
+
+    def __dealloc__(self):
+        del self._b
+
+    def solve(self, sfen, nodes=1_000_000, post_search="MinLength", ignore_futile=True):
+        """A solve on a fresh table (MinLength: until the minimum is proven or
+        ``nodes``): (status, moves, proven minimum or 0)."""
+        cdef string c_sfen = _enc(sfen)
+        cdef uint64_t c_nodes = nodes
+        cdef int c_level = POST_SEARCH_LEVELS.index(post_search)
+        cdef bint c_futile = ignore_futile
+        cdef TReaderSolve r
+        with nogil:
+            r = self._b.solve(c_sfen, c_nodes, c_level, c_futile)
+        return (_STATUS[r.status], [m.decode() for m in r.pv], r.min_length)
+
+    def read(self, budget=None, exact=False, tie_break=True, count="solved", read_positions=0):
+        """LineReader::read from the root within ``budget`` plies (None: any).
+        ``count``: "solved" (the solve's), "strict" (every reply counted, on the
+        solve's entries) or "strict-own" (on the strict count's own entries, the root
+        proven again first). After ``read_positions`` positions (0: never) the read
+        goes on with recorded lengths. A dict: ok, line, tree_len (None: no bound),
+        cut_short, positions, nodes."""
+        cdef int c_budget = -1 if budget is None else budget
+        cdef bint c_exact = exact, c_tie = tie_break
+        cdef int c_count = ("solved", "strict", "strict-own").index(count)
+        cdef uint64_t c_cut = read_positions
+        cdef TLineRead r
+        with nogil:
+            r = self._b.read(c_budget, c_exact, c_tie, c_count, c_cut)
+        return {
+            "ok": r.ok,
+            "line": [m.decode() for m in r.line],
+            "tree_len": None if r.tree_len >= LEN_INF else r.tree_len,
+            "cut_short": r.cut_short,
+            "positions": r.positions,
+            "nodes": r.nodes,
+        }
