@@ -27,6 +27,7 @@ import usi_mate
 from usi_mate import Position, solve_many
 from usi_mate.batch import _group_inputs
 from usi_mate.problems import Expected, parse_problem_line
+from usi_mate.runners import MAX_CHUNK, WINDOW_CHUNKS_PER_JOB
 
 # Where the package under test was imported from (the checkout after an in-place
 # build, or site-packages when installed): the child processes must import that
@@ -665,7 +666,9 @@ def test_solve_many_is_lazy_and_can_be_abandoned():
     first = [next(results) for _ in range(3)]
     assert all(r.status == "mate" for r in first)
     results.close()  # stops the workers
-    assert consumed <= 3 + 8 * 2 + 1  # bounded read-ahead: the window, not the stream
+    # Bounded read-ahead: the window of chunks, not the stream (50 here: chunks of one
+    # position at first, then growing as the searches are measured).
+    assert consumed <= 3 + WINDOW_CHUNKS_PER_JOB * 2 * MAX_CHUNK
 
 
 def test_solve_many_rejects_bad_arguments_at_once():

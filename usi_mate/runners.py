@@ -1,23 +1,32 @@
 """Where batch searches run, and :func:`solve_many`.
 
-Three runners share one small interface (``submit(text, request) -> Future``,
-``window``, ``stop()``, ``close()``). What a task does with its Solver is a
-*task function* (:data:`Task`): :func:`solve_task` (the default) searches;
+Positions travel in *chunks* (:class:`Chunk`): runs of consecutive tasks sent to a
+worker together, each chunk sized from measured cost (:class:`ChunkSizer`: about
+:data:`CHUNK_SECONDS` of work, at most :data:`MAX_CHUNK` positions). A search of a
+mate in 3 costs ~20 µs; handing one position to a worker process and its answer back
+costs more than that (solve_many with jobs=2 ran at 0.42x jobs=1 on 6,000 positions
+with one task a position, issue 48), and a Dask task ~3.5 ms. A chunk pays that once.
+
+Three runners share one small interface (``submit(chunk)``, ``window``, ``sizer``,
+``stop()``, ``close()``). What a task does with its Solver is a *task function*
+(:data:`Task`): :func:`solve_task` (the default) searches;
 :func:`usi_mate.checker.check_task` runs a composer's check. A task function must
 be a module-level function (worker processes receive it by name):
 
 - :class:`ThreadRunner`: one Solver in this process, searching in a helper thread
   (the GIL is released, so the caller's thread stays free for Ctrl-C);
-- :class:`ProcessRunner`: ``jobs`` worker processes of our own, each with its own
-  Solver and table. A worker that dies (a crash, ``kill -9``, the OOM killer)
-  costs exactly the problem it was on, which fails with :class:`WorkerDied`; a
+- :class:`ProcessRunner`: ``jobs`` worker processes of our own, started once, each
+  with its own Solver and table kept from chunk to chunk. A worker that dies (a
+  crash, ``kill -9``, the OOM killer) costs exactly the problem it was on, which
+  fails with :class:`WorkerDied`; the rest of its chunk goes to the others again, a
   new worker takes its place and the run goes on. Workers die with the parent
   (Linux) and never hold the caller's stdout open;
 - :class:`ExecutorRunner`: any :class:`concurrent.futures.Executor` (a Dask or Ray
-  cluster's executor), each worker process keeping one Solver between tasks.
+  cluster's executor), one task a chunk, each worker process keeping one Solver
+  between tasks.
 
-:class:`InOrder` feeds a runner a bounded window of tasks and hands back the
-outcomes in input order.
+:class:`InOrder` feeds a runner a bounded window of chunks and hands back the
+outcomes one position at a time, in input order.
 """
 
 from __future__ import annotations
@@ -25,15 +34,17 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import queue
 import signal
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, Future
-from concurrent.futures import wait as wait_futures
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from ._core import Position, Solver, start_search_thread
@@ -46,16 +57,32 @@ __all__ = [
     "ProcessRunner",
     "ExecutorRunner",
     "InOrder",
+    "Chunk",
+    "ChunkSizer",
     "WorkerDied",
     "WorkerStartError",
 ]
 
-# How many problems may be in flight (submitted, result not yet written), per
-# worker. Results leave in input order, so a slow problem at the head holds
-# back the finished ones behind it: while one worker is on it, the others can
-# finish 8*jobs-1 problems before they run out of work. A lazy input
-# (solve_many on a generator) is read at most 8*jobs items ahead.
-WINDOW_PER_JOB = 8
+# How many chunks may be in flight (submitted, outcomes not yet all handed back), per
+# worker: one running, one waiting for the worker, and room for the other workers to
+# go on while a slow problem holds back the head (results leave in input order).
+# Memory stays below WINDOW_CHUNKS_PER_JOB * jobs * MAX_CHUNK positions and results,
+# whatever the input's size; a lazy input (solve_many on a generator) is read that
+# far ahead at most.
+WINDOW_CHUNKS_PER_JOB = 4
+
+# A chunk holds about this much measured work. Long enough that a worker's round trip
+# (~0.1 ms through a pipe, ~3.5 ms as a Dask task) is under 5% of it; short enough
+# that the last chunks leave no worker idle for long and results stream out.
+CHUNK_SECONDS = 0.15
+# At most this many positions a chunk, whatever their cost: bounds the memory of a
+# window (and of a chunk re-run after its worker died).
+MAX_CHUNK = 1000
+
+# How often a worker sends the answers of its chunk so far: what finished before a
+# long search is written (at a stop too) without waiting for the chunk's end, at the
+# cost of at most 20 messages a second.
+FLUSH_SECONDS = 0.05
 
 # How often a wait loop wakes to look at a stop flag. The searches themselves
 # never wait on this: it only bounds how late a stop is noticed.
@@ -142,6 +169,103 @@ def _never() -> bool:
 
 
 # ---------------------------------------------------------------------------
+# Chunks
+
+
+class _Pending:
+    """The outcome of a task not answered yet (a sentinel; None means "no result")."""
+
+    def __repr__(self) -> str:
+        return "PENDING"
+
+
+PENDING: Any = _Pending()
+
+
+class Chunk:
+    """Consecutive tasks sent to a runner together, and their outcomes as they arrive.
+
+    ``items[i]`` is ``(text, request)``, or None for an item that needs no search (its
+    outcome is None at once). ``outcomes[i]`` is :data:`PENDING` until the runner fills
+    it with the task's result, the exception it raised, or None (stopped first).
+    Outcomes may be filled in any order (a dead worker's tasks are re-run elsewhere)
+    and are read by another thread: :meth:`wait` for one of them.
+    """
+
+    __slots__ = ("items", "outcomes", "_cond")
+
+    def __init__(self, items: list[tuple[str, SearchRequest] | None]):
+        self.items = items
+        self.outcomes: list[Any] = [PENDING if item is not None else None for item in items]
+        self._cond = threading.Condition()
+
+    def task(self, i: int) -> tuple[str, SearchRequest]:
+        """The position and request of task ``i`` (one that needs a search)."""
+        item = self.items[i]
+        assert item is not None
+        return item
+
+    def todo(self) -> list[int]:
+        """The indices of the tasks not answered yet."""
+        return [i for i, o in enumerate(self.outcomes) if o is PENDING]
+
+    def fill(self, answers: Iterable[tuple[int, Any]], notify: bool = True) -> None:
+        """Set outcomes (``(index, outcome)`` pairs; a slot already filled is kept).
+
+        ``notify=False`` leaves the waiters to see it at their next timeout: a runner
+        that answers many tasks a millisecond wakes the reader once in a while only.
+        """
+        outcomes = self.outcomes
+        for i, o in answers:
+            if outcomes[i] is PENDING:
+                outcomes[i] = o
+        if notify:
+            self.notify()
+
+    def notify(self) -> None:
+        """Wake whoever waits in :meth:`wait`."""
+        with self._cond:
+            self._cond.notify_all()
+
+    def wait(self, i: int, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for outcome ``i``; whether it is there."""
+        with self._cond:
+            if self.outcomes[i] is PENDING:
+                self._cond.wait(timeout)
+        return self.outcomes[i] is not PENDING
+
+
+class ChunkSizer:
+    """How many positions the next chunk holds, from the work measured so far.
+
+    It starts at one position a chunk (the first chunks answer as soon as one task
+    per position did, and a hard first problem does not drag a large chunk with it),
+    then aims at ``seconds`` of work a chunk from a running mean of the cost per
+    position: at most doubling from one measurement to the next, at once smaller
+    when positions turn out costly, never above ``cap``.
+    """
+
+    def __init__(self, seconds: float = CHUNK_SECONDS, cap: int = MAX_CHUNK):
+        self.seconds = seconds
+        self.cap = cap
+        self.size = 1
+        self._per_position: float | None = None
+        self._lock = threading.Lock()
+
+    def measured(self, positions: int, seconds: float) -> None:
+        """A chunk of ``positions`` tasks took ``seconds`` of work (its tasks' time)."""
+        if positions <= 0:
+            return
+        cost = max(seconds, 0.0) / positions
+        with self._lock:
+            mean = self._per_position
+            mean = cost if mean is None else (mean + cost) / 2
+            self._per_position = mean
+            wanted = int(self.seconds / mean) if mean > 0 else self.cap
+            self.size = max(1, min(self.cap, 2 * self.size, wanted))
+
+
+# ---------------------------------------------------------------------------
 # In this process
 
 
@@ -151,64 +275,76 @@ class ThreadRunner:
     The search releases the GIL, so the calling thread stays free to notice
     Ctrl-C and call Solver.stop(); solving in the main thread itself would
     leave a Ctrl-C pending until the search ends (up to the whole time limit).
+    The helper takes a chunk at a time: one hand-over per chunk, not per position.
     """
 
     window = 2  # one running, the next queued so the thread never waits on the writer
 
     def __init__(self, spec: SolverSpec = SolverSpec(), task: Task = solve_task):
+        self.sizer = ChunkSizer()
         self._solver = spec.make()
         self._task = task
-        self._tasks: queue.Queue = queue.Queue()
+        self._chunks: queue.Queue = queue.Queue()
         self._stopping = threading.Event()
         self._thread = start_search_thread(self._work, name="usi-mate-solve")
 
     def _work(self) -> None:
         while True:
-            item = self._tasks.get()
-            if item is None:
+            chunk = self._chunks.get()
+            if chunk is None:
                 return
-            future, text, request = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
+            self._run(chunk)
+
+    def _run(self, chunk: Chunk) -> None:
+        work, answered = 0.0, 0
+        notified = time.perf_counter()
+        try:
+            for i in chunk.todo():
                 # arm() before the second look at the flag: a stop() that lands after
                 # arm() is remembered by the solver, one that lands before it is seen here.
                 if self._stopping.is_set():
-                    future.set_result(None)
-                    continue
+                    return
                 self._solver.arm()
                 if self._stopping.is_set():
                     self._solver.disarm()
-                    future.set_result(None)
-                    continue
-                future.set_result(self._task(self._solver, text, request, self._stopping.is_set))
-            except BaseException as e:  # noqa: BLE001 - handed to whoever waits on the future
-                future.set_exception(e)
+                    return
+                text, request = chunk.task(i)
+                start = time.perf_counter()
+                try:
+                    result = self._task(self._solver, text, request, self._stopping.is_set)
+                except BaseException as e:  # noqa: BLE001 - handed to whoever reads the chunk
+                    result = e
+                now = time.perf_counter()
+                work += now - start
+                answered += 1
+                wake = now - notified >= FLUSH_SECONDS
+                chunk.fill(((i, result),), notify=wake)
+                if wake:
+                    notified = now
+        finally:
+            chunk.notify()
+            self.sizer.measured(answered, work)
 
-    def submit(self, text: str, request: SearchRequest) -> Future:
-        """Queue one task (for :func:`solve_task`, a search of ``text`` as ``request``
-        asks); the future's result is the task's (a MateResult), or None if stopped."""
-        future: Future = Future()
-        self._tasks.put((future, text, request))
-        return future
+    def submit(self, chunk: Chunk) -> None:
+        """Queue a chunk; its outcomes are the task's results (for :func:`solve_task`,
+        MateResults), or stay :data:`PENDING` when stopped first."""
+        self._chunks.put(chunk)
 
     def stop(self) -> None:
-        """Abandon queued searches and stop the running one promptly."""
+        """Abandon queued chunks and stop the running search promptly."""
         self._stopping.set()
         self._solver.stop()
         while True:
             try:
-                item = self._tasks.get_nowait()
+                self._chunks.get_nowait()
             except queue.Empty:
                 break
-            if item is not None:
-                item[0].cancel()
-        self._tasks.put(None)
+        self._chunks.put(None)
         self._thread.join()
 
     def close(self) -> None:
         """Release the helper thread after every search has finished."""
-        self._tasks.put(None)
+        self._chunks.put(None)
         self._thread.join()
 
 
@@ -239,8 +375,63 @@ def _detach_stdio() -> None:
         pass
 
 
-def _worker_main(conn, spec: SolverSpec, task: Task = solve_task) -> None:
-    """A worker process: one Solver, tasks in over the pipe, results out."""
+class _Replies:
+    """A worker's answers on their way back: sent when its chunk ends, and every
+    :data:`FLUSH_SECONDS` before that from a helper thread (the search releases the
+    GIL), so that a long search does not hold back the answers that came before it."""
+
+    def __init__(self, conn) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+        self._order: int | None = None
+        self._answers: list[tuple[int, Any, Exception | None]] = []
+        threading.Thread(target=self._flush_loop, name="usi-mate-replies", daemon=True).start()
+
+    def add(self, order: int, answer: tuple[int, Any, Exception | None]) -> None:
+        with self._lock:
+            self._order = order
+            self._answers.append(answer)
+
+    def finish(self, order: int, work: float) -> None:
+        """The chunk's last answers and its measured work."""
+        with self._lock:
+            self._send("done", order, work)
+
+    def _flush_loop(self) -> None:
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            with self._lock:
+                if self._answers and self._order is not None:
+                    self._send("part", self._order, 0.0)
+
+    def _send(self, kind: str, order: int, work: float) -> None:
+        answers, self._answers = self._answers, []
+        try:
+            try:
+                self._conn.send((kind, order, answers, work))
+            except (OSError, EOFError):
+                raise
+            except Exception:  # noqa: BLE001 - an answer that does not pickle: nothing was sent
+                self._conn.send((kind, order, [_picklable(a) for a in answers], work))
+        except (OSError, EOFError):
+            pass  # the parent is gone: the main loop sees it at its next recv()
+
+
+def _picklable(answer: tuple[int, Any, Exception | None]) -> tuple[int, Any, Exception | None]:
+    try:
+        pickle.dumps(answer)
+        return answer
+    except Exception as e:  # noqa: BLE001 - reported as this task's error
+        error = answer[2] if answer[2] is not None else e
+        return (answer[0], None, RuntimeError(f"{type(error).__name__}: {error}"))
+
+
+def _worker_main(conn, spec: SolverSpec, task: Task, searching) -> None:
+    """A worker process: one Solver, chunks in over the pipe, answers out.
+
+    ``searching`` (shared memory) holds the index of the task being searched, -1
+    between tasks: when the worker dies, the parent knows which problem it was on.
+    """
     # Ctrl-C at a terminal reaches the whole process group; the parent decides
     # (it stops the workers), so workers ignore it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -252,6 +443,7 @@ def _worker_main(conn, spec: SolverSpec, task: Task = solve_task) -> None:
         conn.send(("init-error", f"cannot allocate {spec.describe()}: {e or 'out of memory'}"))
         return
     conn.send(("ready", None))
+    replies = _Replies(conn)
     while True:
         try:
             message = conn.recv()
@@ -259,16 +451,20 @@ def _worker_main(conn, spec: SolverSpec, task: Task = solve_task) -> None:
             return  # the parent is gone
         if message is None:
             return
-        task_id, text, request = message
-        reply: tuple[Any, Any, Exception | None]
-        try:
-            reply = (task_id, task(solver, text, request, _never), None)
-        except Exception as e:  # noqa: BLE001 - reported as this task's error
-            reply = (task_id, None, e)
-        try:
-            conn.send(reply)
-        except Exception as e:  # noqa: BLE001 - e.g. an exception that does not pickle
-            conn.send((task_id, None, RuntimeError(f"{type(e).__name__}: {e}")))
+        order, items = message
+        work = 0.0
+        for i, text, request in items:
+            searching.value = i
+            start = time.perf_counter()
+            answer: tuple[int, Any, Exception | None]
+            try:
+                answer = (i, task(solver, text, request, _never), None)
+            except Exception as e:  # noqa: BLE001 - reported as this task's error
+                answer = (i, None, e)
+            work += time.perf_counter() - start
+            searching.value = -1
+            replies.add(order, answer)
+        replies.finish(order, work)
 
 
 def _describe_exit(code: int | None) -> str:
@@ -282,14 +478,26 @@ def _describe_exit(code: int | None) -> str:
     return f"exit status {code}"
 
 
+@dataclass
+class _Order:
+    """Tasks of one chunk given to one worker (a chunk, or what is left of it)."""
+
+    id: int
+    chunk: Chunk
+    indices: list[int]
+
+
 class _Worker:
     def __init__(self, ctx, spec: SolverSpec, task: Task):
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child, spec, task), daemon=True)
+        self.searching = ctx.RawValue("q", -1)
+        self.process = ctx.Process(
+            target=_worker_main, args=(child, spec, task, self.searching), daemon=True
+        )
         self.process.start()
         child.close()
         self.ready = False
-        self.task: tuple[int, Future] | None = None
+        self.order: _Order | None = None
 
 
 class ProcessRunner:
@@ -303,6 +511,9 @@ class ProcessRunner:
     unguarded main script, see :data:`EXIT_UNGUARDED_MAIN`; a crash at
     start-up, :data:`MAX_STARTUP_DEATHS` times in a row) fail every task with
     :class:`WorkerStartError`.
+
+    Each worker has one chunk at a time (the dispatcher hands it the next one when
+    its answers come back, a pipe's round trip); the chunks wait here.
     """
 
     def __init__(self, jobs: int, spec: SolverSpec = SolverSpec(), task: Task = solve_task):
@@ -310,12 +521,13 @@ class ProcessRunner:
             # We are a worker importing an unguarded script: see EXIT_UNGUARDED_MAIN.
             sys.stdout.flush()
             os._exit(EXIT_UNGUARDED_MAIN)
-        self.window = WINDOW_PER_JOB * jobs
+        self.window = WINDOW_CHUNKS_PER_JOB * jobs
+        self.sizer = ChunkSizer()
         self._ctx = multiprocessing.get_context("spawn")
         self._spec = spec
         self._task = task
         self._lock = threading.Lock()
-        self._queue: deque[tuple[int, Future, str, SearchRequest]] = deque()
+        self._queue: deque[_Order] = deque()
         self._next_id = 0
         self._closing = False
         self._stopping = False
@@ -328,18 +540,19 @@ class ProcessRunner:
         )
         self._dispatcher.start()
 
-    def submit(self, text: str, request: SearchRequest) -> Future:
-        """Queue one task (for :func:`solve_task`, a search of ``text`` as ``request``
-        asks); the future's result is the task's (a MateResult)."""
-        future: Future = Future()
+    def submit(self, chunk: Chunk) -> None:
+        """Queue a chunk; its outcomes are the task's results (for :func:`solve_task`,
+        MateResults), the exceptions the tasks raised, or :class:`WorkerDied`."""
         with self._lock:
             if self._init_error is not None:
-                future.set_exception(WorkerStartError(self._init_error))
-                return future
-            self._queue.append((self._next_id, future, text, request))
-            self._next_id += 1
+                chunk.fill((i, WorkerStartError(self._init_error)) for i in chunk.todo())
+                return
+            self._queue.append(self._order(chunk, chunk.todo()))
         self._wake()
-        return future
+
+    def _order(self, chunk: Chunk, indices: list[int]) -> _Order:
+        self._next_id += 1
+        return _Order(self._next_id, chunk, indices)
 
     def _wake(self) -> None:
         try:
@@ -348,14 +561,20 @@ class ProcessRunner:
             pass
 
     def _assign(self) -> None:
-        # Called with the lock held: give queued tasks to idle, ready workers.
+        # Called with the lock held: give queued chunks to idle, ready workers.
         for w in self._workers:
-            while w.ready and w.task is None and self._queue:
-                task_id, future, text, request = self._queue.popleft()
-                if not future.set_running_or_notify_cancel():
-                    continue
-                w.task = (task_id, future)
-                w.conn.send((task_id, text, request))
+            if w.ready and w.order is None and self._queue:
+                order = self._queue.popleft()
+                w.order = order
+                w.conn.send((order.id, [(i, *order.chunk.task(i)) for i in order.indices]))
+
+    def _waiting_orders(self) -> list[_Order]:
+        # Called with the lock held: every order not answered, queued or on a worker.
+        orders = list(self._queue) + [w.order for w in self._workers if w.order]
+        self._queue.clear()
+        for w in self._workers:
+            w.order = None
+        return orders
 
     def _dispatch(self) -> None:
         try:
@@ -363,14 +582,9 @@ class ProcessRunner:
         except BaseException as e:  # noqa: BLE001 - never leave a caller waiting forever
             with self._lock:
                 self._init_error = f"the worker dispatcher failed: {type(e).__name__}: {e}"
-                waiting = [f for _, f, _, _ in self._queue] + [
-                    w.task[1] for w in self._workers if w.task
-                ]
-                self._queue.clear()
-            for future in waiting:
-                if not future.done():
-                    future.set_running_or_notify_cancel()
-                    future.set_exception(WorkerDied(self._init_error))
+                orders = self._waiting_orders()
+            for order in orders:
+                order.chunk.fill((i, WorkerDied(self._init_error)) for i in order.indices)
 
     def _dispatch_loop(self) -> None:
         while True:
@@ -378,7 +592,11 @@ class ProcessRunner:
                 if self._stopping:
                     return
                 self._assign()
-                if self._closing and not self._queue and all(w.task is None for w in self._workers):
+                if (
+                    self._closing
+                    and not self._queue
+                    and all(w.order is None for w in self._workers)
+                ):
                     for w in self._workers:
                         try:
                             w.conn.send(None)
@@ -415,31 +633,47 @@ class ProcessRunner:
             self._startup_deaths = 0
         elif kind == "init-error":
             self._init_error = value
-            for _, future, _, _ in self._queue:
-                if future.set_running_or_notify_cancel():
-                    future.set_exception(WorkerDied(value))
+            for order in self._queue:
+                order.chunk.fill((i, WorkerDied(value)) for i in order.indices)
             self._queue.clear()
-        elif w.task is not None and w.task[0] == kind:
-            future = w.task[1]
-            w.task = None
-            error = rest[0] if rest else None
-            if error is not None:
-                future.set_exception(error)
-            else:
-                future.set_result(value)
+        elif w.order is not None and w.order.id == value:
+            answers, work = rest
+            order = w.order
+            order.chunk.fill(
+                (i, result if error is None else error) for i, result, error in answers
+            )
+            if kind == "done":
+                w.order = None
+                self.sizer.measured(len(order.indices), work)
         return True
 
     def _replace(self, i: int) -> None:
         w = self._workers[i]
-        # A result may have arrived just before the end: read it first.
-        while w.task is not None and w.conn.poll() and self._receive(w):
+        # Answers may have arrived just before the end: read them first.
+        while w.order is not None and w.conn.poll() and self._receive(w):
             pass
-        if w.task is not None:
-            pid, how = w.process.pid, _describe_exit(w.process.exitcode)
-            w.task[1].set_exception(
-                WorkerDied(f"worker process {pid} ended ({how}) before answering this problem")
-            )
-            w.task = None
+        if w.order is not None:
+            order, w.order = w.order, None
+            left = [j for j in order.indices if order.chunk.outcomes[j] is PENDING]
+            lost = w.searching.value
+            if lost in left:
+                # The problem it was on, as when each task was one position: not tried
+                # again (it may be what killed the worker).
+                pid, how = w.process.pid, _describe_exit(w.process.exitcode)
+                order.chunk.fill(
+                    [
+                        (
+                            lost,
+                            WorkerDied(
+                                f"worker process {pid} ended ({how}) before answering this problem"
+                            ),
+                        )
+                    ]
+                )
+                left.remove(lost)
+            if left:
+                # The rest of its chunk, answered or not before it died, runs again first.
+                self._queue.appendleft(self._order(order.chunk, left))
         w.conn.close()
         if not w.ready and self._init_error is None:
             self._startup_deaths += 1
@@ -459,29 +693,20 @@ class ProcessRunner:
                 self._fail_start(f"cannot start a worker process: {e}")
 
     def _fail_start(self, message: str) -> None:
-        # Called with the lock held: no worker will answer, so neither queued tasks nor
-        # tasks submitted from now on wait for one.
+        # Called with the lock held: no worker will answer, so neither queued chunks nor
+        # chunks submitted from now on wait for one (a late answer is dropped).
         self._init_error = message
-        waiting = [f for _, f, _, _ in self._queue] + [w.task[1] for w in self._workers if w.task]
-        self._queue.clear()
-        for w in self._workers:
-            w.task = None
-        for future in waiting:
-            # Running: a ready worker's task (its answer, if it comes, is dropped); pending:
-            # queued (False when the caller cancelled it).
-            if future.running() or future.set_running_or_notify_cancel():
-                future.set_exception(WorkerStartError(message))
+        for order in self._waiting_orders():
+            order.chunk.fill((i, WorkerStartError(message)) for i in order.indices)
 
     def stop(self) -> None:
-        """Cancel queued searches and terminate the workers now.
+        """Drop queued chunks and terminate the workers now.
 
         A worker busy in the core cannot be asked to stop from here (its next
         message is read only after the search), so it is terminated.
         """
         with self._lock:
             self._stopping = True
-            for _, future, _, _ in self._queue:
-                future.cancel()
             self._queue.clear()
         self._wake()
         self._dispatcher.join()
@@ -492,7 +717,7 @@ class ProcessRunner:
             w.process.join(timeout=5)
 
     def close(self) -> None:
-        """Finish every queued search, then let the workers exit."""
+        """Finish every queued chunk, then let the workers exit."""
         with self._lock:
             self._closing = True
         self._wake()
@@ -509,21 +734,39 @@ class ProcessRunner:
 _executor_solver: tuple[SolverSpec, Solver] | None = None
 
 
-def _executor_task(
-    text: str, request: SearchRequest, spec: SolverSpec, task: Task = solve_task
-) -> Any:
-    """One task in whatever process the executor runs it; the Solver (and its
-    table) is kept between tasks of that process."""
+def _executor_chunk(
+    items: list[tuple[int, str, SearchRequest]], spec: SolverSpec, task: Task = solve_task
+) -> tuple[list[tuple[int, Any, Exception | None]], float]:
+    """One chunk in whatever process the executor runs it: its answers and its measured
+    work. The Solver (and its table) is kept between the tasks of that process."""
     global _executor_solver
     if _executor_solver is None or _executor_solver[0] != spec:
         _executor_solver = None  # free the old table before the new one is allocated
         _executor_solver = (spec, spec.make())
-    return task(_executor_solver[1], text, request, _never)
+    solver = _executor_solver[1]
+    answers: list[tuple[int, Any, Exception | None]] = []
+    work = 0.0
+    for i, text, request in items:
+        start = time.perf_counter()
+        try:
+            answers.append((i, task(solver, text, request, _never), None))
+        except Exception as e:  # noqa: BLE001 - reported as this task's error
+            answers.append((i, None, e))
+        work += time.perf_counter() - start
+    return [_picklable(a) for a in answers] if _needs_check(answers) else answers, work
+
+
+def _needs_check(answers: list[tuple[int, Any, Exception | None]]) -> bool:
+    # Exceptions may not pickle (results do): check those only.
+    return any(error is not None for _, _, error in answers)
 
 
 class ExecutorRunner:
     """Solves on any :class:`concurrent.futures.Executor` (e.g. ``distributed.Client
-    .get_executor()``); the executor schedules, we only submit and collect."""
+    .get_executor()``), one task a chunk; the executor schedules, we only submit and
+    collect. A chunk whose task fails as a whole (Dask gives up on a worker lost three
+    times) is sent again one position a task, so only the position that fails on its
+    own is lost."""
 
     def __init__(
         self,
@@ -536,18 +779,39 @@ class ExecutorRunner:
         self._spec = spec
         self._task = task
         self._futures: set[Future] = set()
+        self._stopping = False
+        self.sizer = ChunkSizer()
         workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
-        self.window = window or WINDOW_PER_JOB * workers
+        self.window = window or WINDOW_CHUNKS_PER_JOB * workers
 
-    def submit(self, text: str, request: SearchRequest) -> Future:
-        """Submit one task to the executor."""
-        future = self._executor.submit(_executor_task, text, request, self._spec, self._task)
+    def submit(self, chunk: Chunk) -> None:
+        """Submit a chunk to the executor as one task."""
+        self._submit(chunk, chunk.todo())
+
+    def _submit(self, chunk: Chunk, indices: list[int]) -> None:
+        items = [(i, *chunk.task(i)) for i in indices]
+        future = self._executor.submit(_executor_chunk, items, self._spec, self._task)
         self._futures.add(future)
-        future.add_done_callback(self._futures.discard)
-        return future
+        future.add_done_callback(lambda f: self._done(f, chunk, indices))
+
+    def _done(self, future: Future, chunk: Chunk, indices: list[int]) -> None:
+        self._futures.discard(future)
+        if future.cancelled():
+            return
+        error = future.exception()
+        if error is None:
+            answers, work = future.result()
+            chunk.fill((i, result if e is None else e) for i, result, e in answers)
+            self.sizer.measured(len(indices), work)
+        elif len(indices) > 1 and not self._stopping:
+            for i in indices:
+                self._submit(chunk, [i])
+        else:
+            chunk.fill((i, error) for i in indices)
 
     def stop(self) -> None:
         """Cancel what has not started; the executor's owner decides about the rest."""
+        self._stopping = True
         for future in list(self._futures):
             future.cancel()
 
@@ -564,17 +828,18 @@ class Stopped(Exception):
 
 
 class InOrder:
-    """Feeds tasks to a runner and hands back outcomes in input order.
+    """Feeds tasks to a runner in chunks and hands back outcomes in input order.
 
     Each task is ``(key, args)`` where args is ``(text, request)`` (a position and its
     :class:`SearchRequest`) or None for an item that needs no search (a malformed line). The
-    outcome of a search is its MateResult, the exception it raised, or None when
-    the runner was stopped first.
+    outcome of a search is its result, the exception it raised, or None when
+    the runner was stopped first. At most ``runner.window`` chunks are in flight.
     """
 
     def __init__(self, runner: Any) -> None:
         self.runner = runner
-        self.pending: deque[tuple[Any, Future | None]] = deque()
+        self.pending: deque[tuple[list[Any], Chunk]] = deque()
+        self._head = 0  # outcomes of pending[0] already handed back
 
     def run(
         self, tasks: Iterable[tuple[Any, tuple | None]], poll: Callable[[], None] | None = None
@@ -584,49 +849,54 @@ class InOrder:
         exhausted = False
         while True:
             while not exhausted and len(self.pending) < self.runner.window:
-                try:
-                    key, args = next(it)
-                except StopIteration:
+                size = self.runner.sizer.size
+                batch = list(islice(it, size))
+                if len(batch) < size:
                     exhausted = True
-                    break
-                self.pending.append((key, None if args is None else self.runner.submit(*args)))
+                if batch:
+                    chunk = Chunk([args for _, args in batch])
+                    self.pending.append(([key for key, _ in batch], chunk))
+                    if any(o is PENDING for o in chunk.outcomes):
+                        self.runner.submit(chunk)
             if not self.pending:
                 return
-            key, fut = self.pending[0]
+            keys, chunk = self.pending[0]
+            i = self._head
             if poll is not None:
                 poll()  # also when the head is already done: a stop must not wait for a slow item
-            if fut is not None:
-                while not fut.done():
-                    wait_futures([fut], timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
-                    if poll is not None:
-                        poll()
-            self.pending.popleft()
-            yield key, outcome(fut)
+            while chunk.outcomes[i] is PENDING:
+                chunk.wait(i, POLL_SECONDS)
+                if poll is not None:
+                    poll()
+            self._head += 1
+            if self._head == len(keys):
+                self.pending.popleft()
+                self._head = 0
+            yield keys[i], chunk.outcomes[i]
 
     def finished(self) -> list[tuple[Any, Any]]:
         """What is already done among the tasks not yet yielded, in order (after a stop).
 
-        Searches still running or cancelled are left out, so whoever writes
+        Searches still running or never started are left out, so whoever writes
         these only writes complete results.
         """
         done = []
-        for key, fut in self.pending:
-            if fut is None:
-                done.append((key, None))
-            elif fut.done():  # never wait here: what is not done is left out
-                result = outcome(fut)
-                if result is not None and not isinstance(result, BaseException):
-                    done.append((key, result))
+        head = self._head
+        for keys, chunk in self.pending:
+            for i in range(head, len(keys)):
+                result = chunk.outcomes[i]
+                if chunk.items[i] is None:
+                    done.append((keys[i], None))
+                elif (
+                    result is not PENDING
+                    and result is not None
+                    and not isinstance(result, BaseException)
+                ):
+                    done.append((keys[i], result))
+            head = 0
         self.pending.clear()
+        self._head = 0
         return done
-
-
-def outcome(fut: Future | None) -> Any:
-    """A finished future's MateResult, its exception, or None (cancelled or no search)."""
-    if fut is None or fut.cancelled():
-        return None
-    exc = fut.exception()
-    return exc if exc is not None else fut.result()
 
 
 def describe_failure(exc: BaseException) -> str:
@@ -645,9 +915,9 @@ def make_runner(
 ):
     """The runner for ``jobs`` (1: this process) or for an executor, running ``task``;
     ``workers``: how many tasks an executor runs at once (it sizes the window of
-    tasks in flight; default: the executor's ``_max_workers`` or the CPU count)."""
+    chunks in flight; default: the executor's ``_max_workers`` or the CPU count)."""
     if executor is not None:
-        window = WINDOW_PER_JOB * workers if workers else None
+        window = WINDOW_CHUNKS_PER_JOB * workers if workers else None
         return ExecutorRunner(executor, spec, window=window, task=task)
     return ThreadRunner(spec, task) if jobs == 1 else ProcessRunner(jobs, spec, task)
 
@@ -673,7 +943,8 @@ def solve_many(
 
     ``positions`` is any iterable of :class:`Position` objects or position text
     (SFEN, ``"sfen ... moves ..."``, ``"startpos moves ..."``), read lazily, at
-    most a few problems per worker ahead of the results; a bare string is
+    most a few chunks per worker ahead of the results (positions go to the workers
+    in chunks of about 0.15 s of search, see :class:`ChunkSizer`); a bare string is
     refused (it would be read one character at a time). Limits apply to each
     problem; the other keywords are those of :meth:`Solver.solve`.
 
