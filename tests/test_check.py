@@ -463,7 +463,7 @@ def assert_cannot_write(r: subprocess.CompletedProcess, name: str) -> None:
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("fmt", ["text", "jsonl", "kif"])
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "kif", "html"])
 def test_check_on_a_full_disk_is_an_io_error_not_a_flaw(fmt):
     common = ("check", SOUND, "--nodes", str(NODES), "--hash", "16", "--format", fmt)
     r = run_cli(*common, "--output", "/dev/full")
@@ -490,7 +490,7 @@ def test_check_of_an_input_without_a_problem_line_is_a_usage_error(text, tmp_pat
         assert "usi-mate check: error: no problem to check" in r.stderr
 
 
-@pytest.mark.parametrize("fmt", ["text", "jsonl", "kif"])
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "kif", "html"])
 def test_check_clips_and_escapes_what_it_echoes(fmt, tmp_path):
     # A malformed 8 MB line was echoed whole on stderr; ids with escape sequences (clear
     # the screen, set the title) reached the terminal raw.

@@ -2,7 +2,8 @@
 
 Public API:
 
-- :class:`Position`: positions (SFEN, USI moves) and exact move generation;
+- :class:`Position`: positions (SFEN, USI moves) and exact move generation; in Jupyter
+  it shows itself as a board diagram (:mod:`usi_mate.board`, cshogi's drawing);
 - :func:`solve` and :class:`Solver`: the df-pn mate search;
 - :class:`SearchRequest`: one search's limits and settings, as :meth:`Solver.search`
   takes them (``SearchSettings``, its earlier name, is the same class);

@@ -190,6 +190,20 @@ cdef class Position:
     def __repr__(self):
         return f"Position({self.sfen()!r})"
 
+    # Jupyter shows the richest of these it gets (HTML before SVG): the board drawn by
+    # usi_mate.board (cshogi's SVG), the last pushed move marked; without cshogi the
+    # HTML is the text board with a note and _repr_svg_ gives None (not available).
+    cdef _last_pushed(self):
+        return last_move_usi(self._pos[0]).decode() if self._pos.ply_from_root() else None
+
+    def _repr_svg_(self):
+        from usi_mate import board
+        return board.svg(self, move=self._last_pushed()) if board.available() else None
+
+    def _repr_html_(self):
+        from usi_mate import board
+        return board.html(self, move=self._last_pushed())
+
 
 # ---------------------------------------------------------------------------
 # Mate search

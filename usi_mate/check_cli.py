@@ -5,7 +5,8 @@ position a line, as ``usi-mate solve`` reads them), a KIF file (``.kif`` or
 ``.kifu``: its start position and its main line, the intended solution) or ``-``
 for stdin. ``--line`` gives the intended solution of a single position as USI
 moves. Each problem gets a report (:func:`usi_mate.check`) written as text,
-JSON lines or KIF with variations.
+JSON lines, KIF with variations, or one HTML page with board diagrams
+(:mod:`usi_mate.check_html`).
 
 Exit status: 0 every problem is sound; 1 some problem is cooked, has an unsound
 defence, has no mate or cannot be searched; 3 no flaw was found but some
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from ._core import Solver
 from .batch import _group_inputs, _hash_mb, _nodes, _time_ms
+from .check_html import HTML_TAIL, html_head, html_section
 from .check_report import CheckReport, format_kif, format_text
 from .checker import check
 from .echo import ECHO_ERROR_LIMIT, ECHO_ID_LIMIT, printable
@@ -106,9 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--format",
-        choices=("text", "jsonl", "kif"),
+        choices=("text", "jsonl", "kif", "html"),
         default="text",
-        help="text for people, jsonl for tools, kif for a GUI (variations as 変化)",
+        help="text for people, jsonl for tools, kif for a GUI (variations as 変化), html: one "
+        "page with a board diagram of each problem and of each finding and variation (the "
+        "diagrams need cshogi: pip install 'usi-mate[board]'; without it, text diagrams)",
     )
     p.add_argument(
         "--verbose", "-v", action="store_true", help="text: also list the shorter variations"
@@ -203,11 +207,13 @@ def _record(problem: dict, report: CheckReport) -> dict:
     }
 
 
-def _write(out, fmt: str, problem: dict, report: CheckReport, verbose: bool) -> None:
+def _write(out, fmt: str, problem: dict, report: CheckReport, verbose: bool, index: int) -> None:
     if fmt == "jsonl":
         text = json.dumps(_record(problem, report), ensure_ascii=False) + "\n"
     elif fmt == "kif":
         text = "\n".join(format_kif(report, comments=(problem["id"],))) + "\n\n"
+    elif fmt == "html":
+        text = html_section(report, title=problem["id"], index=index)
     else:
         text = format_text(report, title=problem["id"], verbose=verbose) + "\n"
     out.write(text)
@@ -250,8 +256,13 @@ def main(argv: list[str] | None = None) -> int:
     solver = Solver(args.hash)
     status = None
     verdicts: list[str] = []
+    html = args.format == "html"
     try:
-        for problem in problems:
+        if html:
+            # One page for the whole run: its head now, its end after the last report.
+            one = problems[0]["id"] if len(problems) == 1 else f"{len(problems)} problems"
+            out.write(html_head(f"usi-mate check: {one}"))
+        for index, problem in enumerate(problems):
             if problem["sfen"] is None:
                 print(f"{PROG}: {problem['id']}: skipped: {problem['error']}", file=sys.stderr)
                 verdicts.append("invalid")
@@ -271,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{PROG}: {problem['id']}: {_echo_error(e)}", file=sys.stderr)
                 verdicts.append("invalid")
                 continue
-            _write(out, args.format, problem, report, args.verbose)
+            _write(out, args.format, problem, report, args.verbose, index)
             verdicts.append(report.verdict)
     except KeyboardInterrupt:
         status = 130
@@ -284,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         status = EXIT_IO
     finally:
         try:
+            if html:
+                out.write(HTML_TAIL)  # a no-op once writing has failed
             out.close()
         except OutputError as e:
             # The last buffer did not reach the disk: the reports are incomplete.

@@ -283,18 +283,9 @@ def _length_text(a: Alternative) -> str:
     return f"mates; a line of {a.length} (total {a.total_length}), length not proven"
 
 
-def format_text(report: CheckReport, *, title: str | None = None, verbose: bool = False) -> str:
-    """The report as text: the main line, one line a finding, the verdict line last.
-
-    Findings (cooks, last-move alternatives, detours, 変同, longer defences,
-    escapes, undecided questions) are always listed with their lines;
-    ``verbose`` also lists shorter variations. Moves are in Japanese notation
-    with their move numbers (``5 ▲２三銀成``).
-    """
+def main_line_text(report: CheckReport) -> list[str]:
+    """The lines on the main line: its source and length, the moves (indented), notes."""
     out = []
-    if title:
-        out.append(title)
-    out.append(f"position: {report.sfen}")
     if report.main_line:
         source = "given line" if report.main_source == "given" else "solver's line"
         exact = "" if report.main_exact else ", not proven shortest"
@@ -310,20 +301,35 @@ def format_text(report: CheckReport, *, title: str | None = None, verbose: bool 
         if r.status == "mate":
             proven = "" if r.min_length_proven else " (not proven shortest)"
             out.append(f"shortest mate found by the solver: {len(r.moves)} plies{proven}")
+    return out
+
+
+def shown_alternatives(report: CheckReport, *, verbose: bool = False) -> list[Alternative]:
+    """The alternatives the report lists with their lines: findings, and with ``verbose``
+    the shorter variations too; attacker moves that do not mate and futile
+    interpositions are only counted."""
     listed = FINDINGS + (("variation",) if verbose else ())
-    for a in report.alternatives:
-        if a.kind not in listed:
-            continue
-        head = f"  move {a.move_number} {_notation(report, a.move_number, (a.move,))}: "
-        head += KIND_LABELS[a.kind]
-        details = [d for d in (_length_text(a), a.note) if d]
-        if a.spare and a.line:
-            details.append(f"spare: {hand_text(a.spare)}")
-        if details:
-            head += "; " + "; ".join(details)
-        out.append(head)
-        if a.line and len(a.line) > 1:
-            out.append("      " + _notation(report, a.move_number, a.line))
+    return [a for a in report.alternatives if a.kind in listed]
+
+
+def finding_text(report: CheckReport, a: Alternative) -> tuple[str, str | None]:
+    """One alternative as the text report shows it: the heading (``move 3 ▲２一桂成: cook
+    (余詰); mates in 3 (total 5)``) and its line in Japanese notation (None for a
+    line of one move or none)."""
+    head = f"move {a.move_number} {_notation(report, a.move_number, (a.move,))}: "
+    head += KIND_LABELS[a.kind]
+    details = [d for d in (_length_text(a), a.note) if d]
+    if a.spare and a.line:
+        details.append(f"spare: {hand_text(a.spare)}")
+    if details:
+        head += "; " + "; ".join(details)
+    line = _notation(report, a.move_number, a.line) if a.line and len(a.line) > 1 else None
+    return head, line
+
+
+def summary_text(report: CheckReport) -> list[str]:
+    """The closing lines: alternatives tried by kind, spare pieces at the end, effort."""
+    out = []
     counts = report.counts()
     if counts:
         summary = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items()))
@@ -333,12 +339,39 @@ def format_text(report: CheckReport, *, title: str | None = None, verbose: bool 
             "spare pieces at the end: "
             + (hand_text(report.spare) + " (駒余り)" if report.spare else "none")
         )
+    out.append(f"({report.nodes} nodes, {report.time_ms / 1000:.3f} s)")
+    return out
+
+
+def verdict_line(report: CheckReport) -> str:
+    """``verdict: cooked at move 3; <remarks>``."""
     verdict = "verdict: " + report.verdict_text
     remarks = report.remarks()
     if remarks:
         verdict += "; " + "; ".join(remarks)
-    out.append(f"({report.nodes} nodes, {report.time_ms / 1000:.3f} s)")
-    out.append(verdict)
+    return verdict
+
+
+def format_text(report: CheckReport, *, title: str | None = None, verbose: bool = False) -> str:
+    """The report as text: the main line, one line a finding, the verdict line last.
+
+    Findings (cooks, last-move alternatives, detours, 変同, longer defences,
+    escapes, undecided questions) are always listed with their lines;
+    ``verbose`` also lists shorter variations. Moves are in Japanese notation
+    with their move numbers (``5 ▲２三銀成``).
+    """
+    out = []
+    if title:
+        out.append(title)
+    out.append(f"position: {report.sfen}")
+    out.extend(main_line_text(report))
+    for a in shown_alternatives(report, verbose=verbose):
+        head, line = finding_text(report, a)
+        out.append("  " + head)
+        if line:
+            out.append("      " + line)
+    out.extend(summary_text(report))
+    out.append(verdict_line(report))
     return "\n".join(out) + "\n"
 
 
