@@ -261,7 +261,7 @@ class ChunkSizer:
             mean = self._per_position
             mean = cost if mean is None else (mean + cost) / 2
             self._per_position = mean
-            wanted = int(self.seconds / mean) if mean > 0 else self.cap
+            wanted = round(self.seconds / mean) if mean > 0 else self.cap
             self.size = max(1, min(self.cap, 2 * self.size, wanted))
 
 

@@ -1,0 +1,211 @@
+"""The runners of batch searches (usi_mate/runners.py): chunks sized from measured work,
+outcomes in input order through a bounded window, a worker killed in the middle of a
+chunk, an executor's chunk that fails as a whole."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from concurrent.futures import Executor, ThreadPoolExecutor
+
+import pytest
+
+from usi_mate import SearchRequest
+from usi_mate.runners import (
+    MAX_CHUNK,
+    PENDING,
+    Chunk,
+    ChunkSizer,
+    ExecutorRunner,
+    InOrder,
+    ProcessRunner,
+    SolverSpec,
+    Stopped,
+    WorkerDied,
+)
+from usi_mate.types import MateResult
+
+MATE1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
+HARD = "4k4/9/9/9/9/9/9/9/9 b B4G2S9P2rb2s4n4l9p 1"  # 59 plies: busy for the whole limit
+SPEC = SolverSpec(hash_mb=16)
+
+
+def test_chunks_start_at_one_position_and_grow_to_the_measured_target():
+    sizer = ChunkSizer(seconds=0.1, cap=MAX_CHUNK)
+    assert sizer.size == 1
+    sizes = []
+    for _ in range(12):  # 20 µs a position: 5,000 would fill 0.1 s, the cap comes first
+        sizer.measured(sizer.size, sizer.size * 20e-6)
+        sizes.append(sizer.size)
+    assert sizes[:4] == [2, 4, 8, 16]  # at most doubling a step
+    assert sizes[-1] == MAX_CHUNK
+    sizer.measured(MAX_CHUNK, 60.0)  # one long search among them: small chunks at once
+    assert sizer.size <= 3
+    for _ in range(30):
+        sizer.measured(sizer.size, sizer.size * 0.01)  # 10 ms a position
+    assert sizer.size == 10
+    sizer.measured(0, 1.0)  # nothing answered (a stop): nothing learnt
+    assert sizer.size == 10
+
+
+class _Reversed:
+    """A runner that answers each pair of chunks second first, from a thread, and
+    counts the chunks it holds."""
+
+    window = 3
+
+    def __init__(self) -> None:
+        self.sizer = ChunkSizer()
+        self.sizer.size = 4
+        self.held: list[Chunk] = []
+        self.most_held = 0
+
+    def submit(self, chunk: Chunk) -> None:
+        self.held.append(chunk)
+        self.most_held = max(self.most_held, len(self.held))
+        if len(self.held) == 2:
+            pair, self.held = self.held[::-1], []
+            threading.Thread(target=self._answer, args=(pair,)).start()
+
+    def _answer(self, pair: list[Chunk]) -> None:
+        for chunk in pair:
+            time.sleep(0.01)
+            chunk.fill((i, f"answer {chunk.items[i][0]}") for i in reversed(chunk.todo()))
+
+
+def test_outcomes_come_back_in_input_order_with_a_bounded_window():
+    runner = _Reversed()
+    tasks = [(n, None if n % 7 == 3 else (str(n), None)) for n in range(40)]
+    tasks.append((40, (str(40), None)))  # an odd chunk count: the last one answered alone
+    runner_answers_last = runner._answer
+
+    def submit_last(chunk: Chunk) -> None:
+        _Reversed.submit(runner, chunk)
+        if chunk.items[-1] == ("40", None):
+            pair, runner.held = runner.held, []
+            threading.Thread(target=runner_answers_last, args=(pair,)).start()
+
+    runner.submit = submit_last  # type: ignore[method-assign]
+    got = list(InOrder(runner).run(tasks))
+    assert [key for key, _ in got] == list(range(41))
+    for key, outcome in got:
+        assert outcome == (None if key % 7 == 3 else f"answer {key}")
+    assert runner.most_held <= runner.window
+
+
+def test_finished_after_a_stop_keeps_only_whole_results_in_order():
+    held: list[Chunk] = []
+
+    class Holder:  # takes chunks, answers nothing itself
+        window = 2
+        sizer = ChunkSizer()
+        submit = held.append
+
+    Holder.sizer.size = 3
+    ordered = InOrder(Holder())
+
+    def poll():
+        # While waiting for task 0: some answers came, then Ctrl-C.
+        a, b = held
+        a.fill([(1, "result 1"), (2, RuntimeError("lost"))])
+        b.fill([(0, "result 3"), (1, None)])  # None: stopped before it answered
+        raise Stopped
+
+    tasks = [(n, (str(n), None)) for n in range(5)] + [(5, None)]
+    with pytest.raises(Stopped):
+        next(ordered.run(tasks, poll))
+    assert ordered.finished() == [(1, "result 1"), (3, "result 3"), (5, None)]
+    assert not ordered.pending
+
+
+def test_a_worker_killed_in_the_middle_of_a_chunk_costs_the_problem_it_was_on():
+    runner = ProcessRunner(1, SPEC)
+    try:
+        request = SearchRequest(time_limit_ms=20_000)
+        texts = [MATE1, MATE1, HARD, MATE1, MATE1]
+        chunk = Chunk([(t, request) for t in texts])
+        runner.submit(chunk)
+        worker = runner._workers[0]
+        deadline = time.monotonic() + 30
+        while worker.searching.value != 2:  # on HARD, after the two answers before it
+            assert time.monotonic() < deadline, "the worker never reached the hard problem"
+            time.sleep(0.01)
+        os.kill(worker.process.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while PENDING in chunk.outcomes:
+            assert time.monotonic() < deadline, chunk.outcomes
+            chunk.wait(chunk.outcomes.index(PENDING), 0.1)
+    finally:
+        runner.stop()
+    lost = chunk.outcomes[2]
+    assert isinstance(lost, WorkerDied) and "killed by SIGKILL" in str(lost)
+    for i in (0, 1, 3, 4):  # before it (answered, maybe again) and after it (re-run)
+        assert isinstance(chunk.outcomes[i], MateResult), chunk.outcomes[i]
+        assert chunk.outcomes[i].moves == ["G*5b"]
+
+
+class _NoChunks(Executor):
+    """A one-thread executor whose tasks of more than one position fail as a whole
+    (as a Dask task does when its worker is lost three times)."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1)
+        self.submitted: list[int] = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        items = args[0]
+        self.submitted.append(len(items))
+        if len(items) > 1:
+            return self._pool.submit(_lost)
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait=True, **kwargs):
+        self._pool.shutdown(wait=wait)
+
+
+def _lost():
+    raise RuntimeError("worker lost")
+
+
+def test_an_executor_chunk_that_fails_as_a_whole_runs_again_a_position_a_task():
+    executor = _NoChunks()
+    runner = ExecutorRunner(executor, SPEC, window=2)
+    runner.sizer.size = 3
+    request = SearchRequest(nodes_limit=10_000)
+    try:
+        got = list(InOrder(runner).run([(n, (MATE1, request)) for n in range(5)]))
+    finally:
+        executor.shutdown()
+    assert [key for key, _ in got] == list(range(5))
+    assert all(isinstance(o, MateResult) and o.moves == ["G*5b"] for _, o in got)
+    # Two chunks (3 and 2 positions), each failed, then each position alone.
+    assert sorted(n for n in executor.submitted if n > 1) == [2, 3]
+    assert executor.submitted.count(1) == 5
+
+
+def test_an_executor_runs_chunks_and_measures_them():
+    pool = ThreadPoolExecutor(max_workers=1)
+    runner = ExecutorRunner(pool, SPEC, window=2)
+    request = SearchRequest(nodes_limit=10_000)
+    try:
+        tasks = [
+            (n, (MATE1, request) if n != 4 else ("not a position", request)) for n in range(30)
+        ]
+        got = list(InOrder(runner).run(tasks))
+    finally:
+        pool.shutdown()
+    assert [key for key, _ in got] == list(range(30))
+    assert isinstance(got[4][1], ValueError)  # the task's own error, as raised
+    assert all(o.moves == ["G*5b"] for n, o in got if n != 4)
+    assert runner.sizer.size > 1  # mate in 1 is cheap: chunks grew
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_solve_many_keeps_order_across_growing_chunks(jobs):
+    from usi_mate import solve_many
+
+    texts = [MATE1 if n % 5 else "4k4/9/4P4/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1" for n in range(400)]
+    results = list(solve_many(texts, jobs=jobs, hash_mb=16, nodes_limit=50_000))
+    assert [r.status for r in results] == ["mate" if n % 5 else "nomate" for n in range(400)]
