@@ -36,7 +36,8 @@
 namespace usi_mate {
 
 class Solver {
-  friend class PostSearch;  // post_search.cpp: the phases after the first proof
+  friend class PostSearch;        // post_search.cpp: the phases after the first proof
+  friend struct testing::Access;  // csrc/testing.h: the tests' hooks
 
  public:
   explicit Solver(uint64_t hash_mb = kDefaultHashMb);

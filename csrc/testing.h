@@ -282,60 +282,23 @@ class Monitor {
 };
 
 // ---------------------------------------------------------------------------
-// The search classes' private state, for the concept tests below.
-//
-// Worker and Solver keep their state private, friends only to the classes that
-// search with it. Access takes pointers to those members by explicit template
-// instantiation, where access checking does not apply to the names used
-// ([temp.explicit]/12 in C++17), so that worker.h and solver.h need no
-// change for the tests. (A `friend struct testing::Access;` in Worker and
-// Solver would do the same; Access could then name the members directly.)
-// An explicit instantiation may appear once in a program: this header is
-// included by one translation unit only, the tests' extension.
-namespace detail {
-
-template <class Tag, typename Tag::type Member>
-struct Grant {
-  friend typename Tag::type member(Tag) { return Member; }
-};
-
-#define USI_MATE_TESTING_GRANT(TAG, TYPE, MEMBER) \
-  struct TAG {                                    \
-    using type = TYPE;                            \
-    friend type member(TAG);                      \
-  };                                              \
-  template struct Grant<TAG, MEMBER>
-
-USI_MATE_TESTING_GRANT(WorkerMonitor, SearchMonitor Worker::*, &Worker::monitor_);
-USI_MATE_TESTING_GRANT(WorkerFutility, FutilityJudge Worker::*, &Worker::futility_);
-USI_MATE_TESTING_GRANT(WorkerPath, PathSet Worker::*, &Worker::path_);
-USI_MATE_TESTING_GRANT(WorkerRepTable, RepetitionTable Worker::*, &Worker::rep_table_);
-USI_MATE_TESTING_GRANT(WorkerPos, Position* Worker::*, &Worker::pos_);
-USI_MATE_TESTING_GRANT(WorkerAttacker, Color Worker::*, &Worker::attacker_);
-USI_MATE_TESTING_GRANT(WorkerSalt, uint64_t Worker::*, &Worker::salt_);
-USI_MATE_TESTING_GRANT(WorkerNodes, uint64_t Worker::*, &Worker::nodes_);
-USI_MATE_TESTING_GRANT(WorkerLimits, SearchLimits Worker::*, &Worker::limits_);
-USI_MATE_TESTING_GRANT(WorkerProve, NodeValue (Worker::*)(int, uint64_t, uint16_t), &Worker::prove);
-USI_MATE_TESTING_GRANT(SolverMain, Worker Solver::*, &Solver::main_);
-
-#undef USI_MATE_TESTING_GRANT
-
-}  // namespace detail
-
+// The search classes' private state, for the concept tests below: Worker and
+// Solver keep it private, friends to the classes that search with it and to
+// this one (a declaration only: nothing of it is compiled into the package).
 struct Access {
-  static SearchMonitor& monitor(Worker& w) { return w.*member(detail::WorkerMonitor{}); }
-  static FutilityJudge& futility(Worker& w) { return w.*member(detail::WorkerFutility{}); }
-  static PathSet& path(Worker& w) { return w.*member(detail::WorkerPath{}); }
-  static RepetitionTable& rep_table(Worker& w) { return w.*member(detail::WorkerRepTable{}); }
-  static Position*& pos(Worker& w) { return w.*member(detail::WorkerPos{}); }
-  static Color& attacker(Worker& w) { return w.*member(detail::WorkerAttacker{}); }
-  static uint64_t& salt(Worker& w) { return w.*member(detail::WorkerSalt{}); }
-  static uint64_t& nodes(Worker& w) { return w.*member(detail::WorkerNodes{}); }
-  static SearchLimits& limits(Worker& w) { return w.*member(detail::WorkerLimits{}); }
+  static SearchMonitor& monitor(Worker& w) { return w.monitor_; }
+  static FutilityJudge& futility(Worker& w) { return w.futility_; }
+  static PathSet& path(Worker& w) { return w.path_; }
+  static RepetitionTable& rep_table(Worker& w) { return w.rep_table_; }
+  static Position*& pos(Worker& w) { return w.pos_; }
+  static Color& attacker(Worker& w) { return w.attacker_; }
+  static uint64_t& salt(Worker& w) { return w.salt_; }
+  static uint64_t& nodes(Worker& w) { return w.nodes_; }
+  static SearchLimits& limits(Worker& w) { return w.limits_; }
   static NodeValue prove(Worker& w, int ply, uint64_t path_key, uint16_t budget) {
-    return (w.*member(detail::WorkerProve{}))(ply, path_key, budget);
+    return w.prove(ply, path_key, budget);
   }
-  static Worker& main_worker(Solver& s) { return s.*member(detail::SolverMain{}); }
+  static Worker& main_worker(Solver& s) { return s.main_; }
 };
 
 // ---------------------------------------------------------------------------

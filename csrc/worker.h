@@ -22,6 +22,10 @@
 
 namespace usi_mate {
 
+namespace testing {
+struct Access;
+}
+
 class Worker {
   friend class Solver;              // solver.cpp: starts solves and phases, reads the counters
   friend class PostSearch;          // post_search.cpp
@@ -29,6 +33,7 @@ class Worker {
   friend class FutilityJudge;       // futility.cpp
   friend class TreeRefiner;         // refine.cpp
   friend class CertificateBuilder;  // certify.cpp
+  friend struct testing::Access;    // csrc/testing.h: the tests' hooks
 
  public:
   // A worker on `tt`; `id` 0 is the main thread, helpers take other move
