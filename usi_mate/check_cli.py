@@ -33,7 +33,7 @@ from .checker import check
 from .echo import ECHO_ERROR_LIMIT, ECHO_ID_LIMIT, printable
 from .kif import parse_kif
 from .memory import tables_fit
-from .outputs import EXIT_IO, OutputError, encoding_name, open_output
+from .outputs import EXIT_IO, OutputError, OutputStream, encoding_name, open_output
 from .problems import make_problem
 from .settings import DEFAULT_HASH_MB
 
@@ -220,6 +220,32 @@ def _write(out, fmt: str, problem: dict, report: CheckReport, verbose: bool, ind
     out.flush()
 
 
+def _check_one(
+    solver: Solver, args: argparse.Namespace, problem: dict, out: OutputStream, index: int
+) -> str:
+    """Check one problem of the run and write its report; its verdict ("invalid" when it
+    could not be checked, said on stderr)."""
+    if problem["sfen"] is None:
+        print(f"{PROG}: {problem['id']}: skipped: {problem['error']}", file=sys.stderr)
+        return "invalid"
+    try:
+        report = check(
+            problem["sfen"],
+            line=problem["line"],
+            time_limit_ms=args.time,
+            nodes_limit=args.nodes,
+            solver=solver,
+            ignore_futile_interpositions=not args.strict,
+            exhaustive=not args.first_flaw,
+        )
+    except ValueError as e:
+        # e.g. an illegal move of --line, quoted in the message as it was given
+        print(f"{PROG}: {problem['id']}: {_echo_error(e)}", file=sys.stderr)
+        return "invalid"
+    _write(out, args.format, problem, report, args.verbose, index)
+    return report.verdict
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``usi-mate check`` with ``argv`` (without the program name); return the exit status."""
     parser = build_parser()
@@ -263,27 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             one = problems[0]["id"] if len(problems) == 1 else f"{len(problems)} problems"
             out.write(html_head(f"usi-mate check: {one}"))
         for index, problem in enumerate(problems):
-            if problem["sfen"] is None:
-                print(f"{PROG}: {problem['id']}: skipped: {problem['error']}", file=sys.stderr)
-                verdicts.append("invalid")
-                continue
-            try:
-                report = check(
-                    problem["sfen"],
-                    line=problem["line"],
-                    time_limit_ms=args.time,
-                    nodes_limit=args.nodes,
-                    solver=solver,
-                    ignore_futile_interpositions=not args.strict,
-                    exhaustive=not args.first_flaw,
-                )
-            except ValueError as e:
-                # e.g. an illegal move of --line, quoted in the message as it was given
-                print(f"{PROG}: {problem['id']}: {_echo_error(e)}", file=sys.stderr)
-                verdicts.append("invalid")
-                continue
-            _write(out, args.format, problem, report, args.verbose, index)
-            verdicts.append(report.verdict)
+            verdicts.append(_check_one(solver, args, problem, out, index))
     except KeyboardInterrupt:
         status = 130
     except BrokenPipeError:
