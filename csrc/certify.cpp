@@ -34,17 +34,25 @@ struct CertificateBuilder::Reply {
   uint32_t dn;
 };
 
+// A position's entry into the walk: INT_MAX when it is certified already without
+// leaning on the path, -1 when the budget is spent, else 0 (walk it; it counts
+// against the certificate's budget).
+int CertificateBuilder::enter(uint64_t fk) {
+  if (independent_.count(fk)) return INT_MAX;
+  ++s_.nodes_;
+  if (s_.monitor_.should_stop(s_.nodes_)) {
+    incomplete_ = true;
+    return -1;
+  }
+  return 0;
+}
+
 // Each returns the smallest ply of a path position that the subtree's
 // repetitions refer to (INT_MAX: none), or -1 when the subtree could not be
 // certified. A subtree that refers to nothing above its root holds on any path.
 int CertificateBuilder::certify_or(int ply, uint64_t path_key) {
   uint64_t fk = s_.pos_->full_key();
-  if (independent_.count(fk)) return INT_MAX;
-  ++s_.nodes_;  // a walked position counts against the certificate's budget
-  if (s_.monitor_.should_stop(s_.nodes_)) {
-    incomplete_ = true;
-    return -1;
-  }
+  if (int settled = enter(fk)) return settled;
   // Heap, not stack: the walk recurses once per ply of the tree (thousands on long works).
   auto list = std::make_unique<MoveList>();
   generate_checks(*s_.pos_, *list);
@@ -133,12 +141,7 @@ int CertificateBuilder::certify_reply(int ply, uint64_t path_key, Move m, bool r
 
 int CertificateBuilder::certify_and(int ply, uint64_t path_key) {
   uint64_t fk = s_.pos_->full_key();
-  if (independent_.count(fk)) return INT_MAX;
-  ++s_.nodes_;  // a walked position counts against the certificate's budget
-  if (s_.monitor_.should_stop(s_.nodes_)) {
-    incomplete_ = true;
-    return -1;
-  }
+  if (int settled = enter(fk)) return settled;
   auto evasions = std::make_unique<MoveList>();
   generate_evasions(*s_.pos_, *evasions);
   if (evasions->size == 0) {

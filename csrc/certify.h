@@ -30,6 +30,7 @@ class CertificateBuilder {
   struct Reply;
   // Each returns the smallest ply of a path position that the subtree's
   // repetitions refer to (INT_MAX: none), or -1 when it could not be certified.
+  int enter(uint64_t fk);
   int certify_or(int ply, uint64_t path_key);
   int certify_and(int ply, uint64_t path_key);
   std::vector<Reply> order_replies(const MoveList& evasions, uint64_t path_key);
