@@ -21,17 +21,26 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
 
 from .echo import ECHO_LIMIT, printable
 from .memory import tables_fit
-from .outputs import EXIT_IO, OutputError, encoding_name, open_output
+from .outputs import EXIT_IO, OutputError, encoding_name, open_output, output_encoding
 from .problems import Problem, make_problem
-from .records import WRITERS, Tally, make_check_record, make_record, print_disagreements
+from .records import (
+    WRITERS,
+    InputShape,
+    Tally,
+    make_check_record,
+    make_record,
+    print_disagreements,
+)
+from .resume import RESUMABLE_FORMATS, Answered, PreviousOutput, ResumeError, read_previous
 from .runners import InOrder, SolverSpec, Stopped, describe_failure, make_runner
 from .settings import (
     DEFAULT_HASH_MB,
@@ -135,43 +144,136 @@ def _echo_arg(arg: str) -> str:
     return printable(arg, ECHO_LIMIT, ascii_only=False)
 
 
-def _read_problems(groups: list[tuple[str, str]], stdin) -> list[Problem]:
-    """Parse every input line into Problems (in order), reporting malformed lines on stderr."""
-    problems: list[Problem] = []
-    several = len(groups) > 1
-    arg_number = 0
-    for kind, value in groups:
-        if kind == "position":
-            arg_number += 1
-            source, lines = "argument", [(arg_number, value)]
-        else:
-            if kind == "stdin":
-                source = "<stdin>"
-                data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
-            else:
-                source = value
-                try:
-                    with open(value, "rb") as f:
-                        data = f.read()
-                except OSError as e:
-                    raise _UsageError(f"cannot read {value}: {e.strerror}") from None
-            if isinstance(data, bytes):
-                # utf-8-sig: files saved by Windows editors start with a BOM.
-                data = data.decode("utf-8-sig", errors="replace")
-            lines = list(enumerate(data.splitlines(), start=1))
-        for line_no, raw in lines:
-            if not raw.strip() or raw.lstrip().startswith("#"):
-                continue
+class _Inputs:
+    """The problems of a run, read from their files again each time they are walked.
+
+    A file of a million lines is never held in memory (nor are its problems): the run
+    walks it once before any search (:func:`_survey`) and once to solve. Standard input
+    is read once, into a temporary file. A file that cannot be read is a _UsageError
+    (before any search, from the survey).
+    """
+
+    def __init__(self, groups: list[tuple[str, str]], stdin) -> None:
+        self.groups = groups
+        self._stdin_copy = None
+        if any(kind == "stdin" for kind, _ in groups):
+            self._stdin_copy = tempfile.TemporaryFile()
+            source = stdin.buffer if hasattr(stdin, "buffer") else stdin
+            while True:
+                block = source.read(1 << 20)
+                if not block:
+                    break
+                self._stdin_copy.write(block.encode("utf-8") if isinstance(block, str) else block)
+
+    def close(self) -> None:
+        if self._stdin_copy is not None:
+            self._stdin_copy.close()
+
+    def problems(self, report: bool = False) -> Iterator[Problem]:
+        """Every problem in input order; ``report``: malformed lines on stderr as well."""
+        several = len(self.groups) > 1
+        index = 0
+        arg_number = 0
+        for kind, value in self.groups:
+            lines: Iterable[tuple[int, str]]
             if kind == "position":
-                fallback = f"arg {line_no}"
+                arg_number += 1
+                source, lines = "argument", [(arg_number, value)]
             else:
-                fallback = f"{source}:line {line_no}" if several else f"line {line_no}"
-            problem = make_problem(len(problems), source, line_no, raw, fallback)
-            if problem.error:
-                where = f"argument {line_no}" if kind == "position" else f"{source}:{line_no}"
-                print(f"{PROG}: {where}: skipped: {problem.error}", file=sys.stderr)
-            problems.append(problem)
-    return problems
+                source = "<stdin>" if kind == "stdin" else value
+                lines = self._lines(kind, value)
+            for line_no, raw in lines:
+                if not raw.strip() or raw.lstrip().startswith("#"):
+                    continue
+                if kind == "position":
+                    fallback = f"arg {line_no}"
+                else:
+                    fallback = f"{source}:line {line_no}" if several else f"line {line_no}"
+                problem = make_problem(index, source, line_no, raw, fallback)
+                index += 1
+                if report and problem.error:
+                    where = f"argument {line_no}" if kind == "position" else f"{source}:{line_no}"
+                    print(f"{PROG}: {where}: skipped: {problem.error}", file=sys.stderr)
+                yield problem
+
+    def _lines(self, kind: str, path: str) -> Iterator[tuple[int, str]]:
+        """Numbered lines of a file or of stdin's copy, as str.splitlines() numbers them."""
+        f: IO[bytes]
+        if kind == "stdin":
+            assert self._stdin_copy is not None
+            f = self._stdin_copy
+            f.seek(0)
+            close = False
+        else:
+            try:
+                f = open(path, "rb")
+            except OSError as e:
+                raise _UsageError(f"cannot read {path}: {e.strerror}") from None
+            close = True
+        try:
+            line_no = 0
+            # utf-8-sig on the first line: files saved by Windows editors start with a BOM.
+            encoding = "utf-8-sig"
+            for raw in f:
+                for line in raw.decode(encoding, errors="replace").splitlines():
+                    line_no += 1
+                    yield line_no, line
+                encoding = "utf-8"
+        except OSError as e:
+            raise _UsageError(f"cannot read {path}: {e.strerror}") from None
+        finally:
+            if close:
+                f.close()
+
+
+@dataclass
+class _Survey:
+    """What the run needs to know of all its problems before the first search."""
+
+    total: int = 0
+    solvable: int = 0  # positions that can be read
+    to_solve: int = 0  # of those, not answered by the output being resumed
+    answered: int = 0  # problems the output being resumed already answers
+    unlabelled: int = 0
+    shape: InputShape = field(default_factory=InputShape)
+    bad_argument: bool = False  # a position typed on the command line cannot be read
+    unencodable: tuple[str, str] | None = None  # (text, whose) the output cannot encode
+
+
+def _survey(inputs: _Inputs, encoding: str, answered: Answered | None) -> _Survey:
+    """Walk every problem once: counts, the text columns, what the output cannot encode,
+    which problems an earlier output answers; malformed lines reported on stderr."""
+    survey = _Survey()
+    for p in inputs.problems(report=True):
+        survey.total += 1
+        survey.shape.add(p)
+        if p.sfen is not None:
+            survey.solvable += 1
+        if p.expected is None and p.error is None:
+            survey.unlabelled += 1
+        if p.error and p.source == "argument":
+            survey.bad_argument = True
+        if survey.unencodable is None:
+            survey.unencodable = _unencodable(p, encoding)
+        if answered is not None and answered.take(p):
+            survey.answered += 1
+        elif p.sfen is not None:
+            survey.to_solve += 1
+    return survey
+
+
+def _unencodable(p: Problem, encoding: str) -> tuple[str, str] | None:
+    """A problem's id, file name or error with a character ``encoding`` lacks, and whose."""
+    for text, where in (
+        (p.id, f"in problem id {p.id!r}"),
+        (p.source, f"in file name {p.source!r}"),
+        (p.error or "", f"in the error of problem {p.id!r}"),
+    ):
+        try:
+            text.encode(encoding)
+        except UnicodeEncodeError:
+            return text, where
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -340,6 +442,13 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
         help="write the output in this encoding instead (utf-8, cp932, ...)",
     )
     p.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the run whose output --output FILE holds (jsonl or csv): skip the "
+        "problems it answers, append the others' records (a torn last record is written "
+        "again); every problem gets one record",
+    )
+    p.add_argument(
         "--check",
         action="store_true",
         help="compare each result with its expected label; exit 1 if any disagrees",
@@ -370,16 +479,44 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_intermixed_args(argv)
+    inputs: _Inputs | None = None
     try:
-        if not args.inputs:
-            raise _UsageError("no input: give problem files, positions, or - to read stdin")
-        problems = _read_problems(_group_inputs(args.inputs), sys.stdin)
-        if not problems:
+        try:
+            inputs, survey, previous, tally = _prepare(args)
+        except _UsageError as e:
+            parser.print_usage(sys.stderr)
+            print(f"{PROG}: error: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            return 130
+        return _open_and_run(args, inputs, survey, previous, tally)
+    finally:
+        if inputs is not None:
+            inputs.close()
+
+
+def _prepare(args) -> tuple[_Inputs, _Survey, PreviousOutput | None, Tally]:
+    """Everything before the first search: inputs surveyed, the output being resumed
+    read, workers sized; _UsageError for what stops the run here."""
+    if not args.inputs:
+        raise _UsageError("no input: give problem files, positions, or - to read stdin")
+    previous, tally = None, Tally()
+    if args.resume:
+        previous = _read_previous(args, tally)
+    inputs = _Inputs(_group_inputs(args.inputs), sys.stdin)
+    try:
+        survey = _survey(
+            inputs,
+            output_encoding(args.output, args.encoding),
+            previous.answered if previous else None,
+        )
+        if not survey.total:
             # Nothing solved is no result: 0 would read as "done, all agree".
             raise _UsageError("no problem to solve: the input has only blank and comment lines")
-        solvable = sum(1 for p in problems if p.sfen is not None)
+        if previous is not None:
+            _check_resumable(args, previous, survey)
         # No more workers than problems: each one allocates a full table.
-        args.jobs = max(1, min(args.jobs, solvable))
+        args.jobs = max(1, min(args.jobs, survey.to_solve))
         if args.dask is not None:
             args.jobs = 1  # the cluster's workers, on their machines: not ours to size
             args.dask_client = _dask_client(args.dask)
@@ -387,29 +524,80 @@ def main(argv: list[str] | None = None) -> int:
         too_big = tables_fit(args.hash, args.jobs * (2 if args.check_cooks else 1))
         if too_big:
             raise _UsageError(f"--hash {args.hash}: {too_big}; lower --hash or --jobs")
-    except _UsageError as e:
-        parser.print_usage(sys.stderr)
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    except BaseException:
+        inputs.close()
+        raise
+    tally.unlabelled = survey.unlabelled
+    return inputs, survey, previous, tally
+
+
+def _read_previous(args, tally: Tally) -> PreviousOutput:
+    """The output that ``--resume`` goes on from, its records counted in ``tally``."""
+    if args.output in (None, "-"):
+        raise _UsageError("--resume needs --output FILE: the output of the run to go on with")
+    if args.format not in RESUMABLE_FORMATS:
+        raise _UsageError(
+            f"--resume reads the records back: --format {' or '.join(RESUMABLE_FORMATS)} "
+            f"(a {args.format} output does not hold every id, file and line)"
+        )
     try:
-        out = open_output(args.output, args.encoding)
+        return read_previous(
+            args.output,
+            args.format,
+            output_encoding(args.output, args.encoding),
+            args.check_cooks,
+            tally.add,
+        )
+    except ResumeError as e:
+        raise _UsageError(f"--resume {args.output}: {e}") from None
+
+
+def _check_resumable(args, previous: PreviousOutput, survey: _Survey) -> None:
+    """_UsageError when the output holds records of other problems; else say where the
+    run goes on."""
+    unmatched = previous.answered.untaken()
+    if unmatched:
+        raise _UsageError(
+            f"--resume {args.output}: {unmatched} of its {len(previous.answered)} records "
+            "answer no problem of these inputs (same id, file name and line): resume with "
+            "the inputs of the first run"
+        )
+    torn = (
+        f"; removed a torn last record ({previous.torn_bytes} bytes)" if previous.torn_bytes else ""
+    )
+    print(
+        f"{PROG}: {args.output}: {survey.answered} of {survey.total} problems already "
+        f"answered, solving the other {survey.total - survey.answered}{torn}",
+        file=sys.stderr,
+    )
+
+
+def _open_and_run(
+    args, inputs: _Inputs, survey: _Survey, previous: PreviousOutput | None, tally: Tally
+) -> int:
+    """Open the output, solve, close; the exit status."""
+    try:
+        out = open_output(
+            args.output, args.encoding, append=bool(previous and previous.has_content)
+        )
     except OutputError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_IO
-    try:
-        _check_encodable(out, problems)
-    except OutputError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        out.close()
-        return EXIT_IO
+    if survey.unencodable is not None:
+        # Said before the first search rather than at that problem's record, which may
+        # come hours later (a .kif file is CP932).
+        try:
+            out.check_encodable(*survey.unencodable)
+        except OutputError as e:
+            print(f"{PROG}: error: {e}", file=sys.stderr)
+            out.close()
+            return EXIT_IO
     status = EXIT_IO
     try:
-        status = _run(args, problems, out)
+        status = _run(args, inputs, survey, previous, tally, out)
         # A position typed on the command line that cannot be read is a usage error,
         # as an unreadable file is (a line of a file is only that problem's "invalid").
-        if status in (0, 1) and any(p.error and p.source == "argument" for p in problems):
+        if status in (0, 1) and survey.bad_argument:
             print(f"{PROG}: error: a position argument could not be read", file=sys.stderr)
             status = 2
     finally:
@@ -427,17 +615,6 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-def _check_encodable(out, problems: list[Problem]) -> None:
-    """OutputError if a problem's id, file name or error has a character the output's
-    encoding lacks (a .kif file is CP932): said before the first search rather than at
-    that problem's record, which may come hours later."""
-    for p in problems:
-        out.check_encodable(p.id, f"in problem id {p.id!r}")
-        out.check_encodable(p.source, f"in file name {p.source!r}")
-        if p.error:
-            out.check_encodable(p.error, f"in the error of problem {p.id!r}")
-
-
 def _dask_client(address: str):
     """A Dask client for ``--dask``; _UsageError when the extra is missing or the
     scheduler cannot be reached."""
@@ -451,20 +628,26 @@ def _dask_client(address: str):
         raise _UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
 
 
-def _run(args, problems: list[Problem], out) -> int:
+def _run(
+    args, inputs: _Inputs, survey: _Survey, previous: PreviousOutput | None, tally: Tally, out
+) -> int:
     """Solve the problems, write their records and the summary to ``out``; the exit status."""
-    records = _open_records(args, problems, out)
+    records = _open_records(args, survey, tally, out)
     stop = _StopRequests()
     stop.install()
     request = _request(args)
     started = time.perf_counter()
     try:
-        records.writer.begin()
-        interrupted = _solve(args, _tasks(problems, request), records, stop)
+        if previous is None or not previous.has_content:
+            records.writer.begin()
+        answered = previous.answered if previous is not None else None
+        if answered is not None:
+            answered.restart()
+        interrupted = _solve(args, _tasks(inputs, request, answered), records, stop)
         if records.bar is not None:
             records.bar.close()  # leaves the final bar above the summary instead of under it
         wall_ms = int((time.perf_counter() - started) * 1000)
-        summary = records.tally.table(len(problems), wall_ms, args.check, interrupted)
+        summary = records.tally.table(survey.total, wall_ms, args.check, interrupted)
         records.writer.end(summary)
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, as other filters do.
@@ -475,13 +658,19 @@ def _run(args, problems: list[Problem], out) -> int:
             records.bar.close()
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_IO
+    except _UsageError as e:
+        # An input file that went away since the survey.
+        if records.bar is not None:
+            records.bar.close()
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     finally:
         if records.bar is not None:
             records.bar.close()
         stop.restore()
-    return _conclude(args, len(problems), records, stop, summary, interrupted)
+    return _conclude(args, survey.total, records, stop, summary, interrupted)
 
 
 @dataclass
@@ -526,18 +715,21 @@ class _Records:
         return make_record(problem, outcome, None, check)
 
 
-def _open_records(args, problems: list[Problem], out) -> _Records:
-    """The writer of the chosen format on ``out``, an empty tally and the progress bar if any."""
-    writer = WRITERS[args.format](out, problems, args.check, check_cooks=args.check_cooks)
-    tally = Tally()
-    tally.unlabelled = sum(1 for p in problems if p.expected is None and p.error is None)
+def _open_records(args, survey: _Survey, tally: Tally, out) -> _Records:
+    """The writer of the chosen format on ``out``, the tally and the progress bar if any."""
+    writer = WRITERS[args.format](out, survey.shape, args.check, check_cooks=args.check_cooks)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     bar = None
     if show_progress:
         from tqdm import tqdm
 
         bar = tqdm(
-            total=len(problems), file=sys.stderr, unit="problem", dynamic_ncols=True, desc="solving"
+            total=survey.total,
+            initial=survey.answered,
+            file=sys.stderr,
+            unit="problem",
+            dynamic_ncols=True,
+            desc="solving",
         )
     # A bar and records sharing one terminal: clear the bar around each record.
     bar_shares_terminal = bar is not None and out.isatty()
@@ -582,9 +774,14 @@ class _StopRequests:
         self.requested.set()
 
 
-def _tasks(problems: list[Problem], request: SearchRequest) -> Iterator[tuple[Problem, Any]]:
-    """The runner's tasks: each problem with its SFEN and search settings (None: not solvable)."""
-    for p in problems:
+def _tasks(
+    inputs: _Inputs, request: SearchRequest, answered: Answered | None
+) -> Iterator[tuple[Problem, Any]]:
+    """The runner's tasks: each problem with its SFEN and search settings (None: not
+    solvable), read as the runner asks for them; those ``answered`` already are left out."""
+    for p in inputs.problems():
+        if answered is not None and answered.take(p):
+            continue
         yield p, (None if p.sfen is None else (p.sfen, request))
 
 

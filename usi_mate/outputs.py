@@ -185,8 +185,11 @@ def output_encoding(path: str | None, encoding: str | None = None) -> str:
     return "utf-8"
 
 
-def open_output(path: str | None, encoding: str | None = None) -> OutputStream:
-    """The results' stream: the file ``path`` (created or emptied), or stdout for None or ``-``.
+def open_output(
+    path: str | None, encoding: str | None = None, append: bool = False
+) -> OutputStream:
+    """The results' stream: the file ``path`` (created or emptied; with ``append``, written
+    on after what it holds), or stdout for None or ``-``.
 
     The encoding is :func:`output_encoding`'s (``encoding`` overrides the name's), with
     CRLF line ends for the Shift_JIS family and LF otherwise (see the module docstring).
@@ -198,7 +201,7 @@ def open_output(path: str | None, encoding: str | None = None) -> OutputStream:
     newline = "\r\n" if encoding in _CRLF_ENCODINGS else "\n"
     if path and path != "-":
         try:
-            stream = open(path, "w", encoding=encoding, newline=newline)
+            stream = open(path, "a" if append else "w", encoding=encoding, newline=newline)
         except OSError as e:
             raise OutputError(path, e) from None
         return OutputStream(stream, path, owned=True, encoding=encoding)

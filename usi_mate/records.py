@@ -126,6 +126,31 @@ def make_record(
     }
 
 
+@dataclass
+class InputShape:
+    """What the text writer sizes its columns by, gathered from every problem before
+    the first search (without keeping the problems: a run may have millions)."""
+
+    id_columns: int = 0  # the widest id, in terminal columns
+    label_chars: int = 0  # the longest label
+    any_error: bool = False  # a line that could not be read
+
+    def add(self, problem: Problem) -> None:
+        """Take one problem into account."""
+        self.id_columns = max(self.id_columns, _columns(problem.id))
+        if problem.expected:
+            self.label_chars = max(self.label_chars, len(problem.expected.text))
+        self.any_error = self.any_error or bool(problem.error)
+
+    @classmethod
+    def of(cls, problems) -> InputShape:
+        """The shape of these problems."""
+        shape = cls()
+        for p in problems:
+            shape.add(p)
+        return shape
+
+
 class _Writer:
     """Writes records to a text stream, one complete record per write() call.
 
@@ -133,8 +158,8 @@ class _Writer:
     interrupted run's output valid: a record is either all there or absent.
     """
 
-    def __init__(self, out, problems: list[Problem], check: bool, *, check_cooks: bool = False):
-        self.out, self.problems, self.check = out, problems, check
+    def __init__(self, out, shape: InputShape, check: bool, *, check_cooks: bool = False):
+        self.out, self.shape, self.check = out, shape, check
         self.check_cooks = check_cooks
 
     def begin(self) -> None:
@@ -238,14 +263,13 @@ class _TextWriter(_Writer):
     """
 
     def begin(self) -> None:
-        # Every problem is parsed before the first search, so the id column
+        # Every problem is read before the first search, so the id column
         # can be sized up front, in terminal columns (capped so that one long id
         # does not push everything: longer ones are cut, jsonl and csv keep them whole).
-        self.id_width = min(max((_columns(p.id) for p in self.problems), default=2), 40)
-        labels = [len(p.expected.text) for p in self.problems if p.expected]
+        self.id_width = min(self.shape.id_columns or 2, 40)
         self.check_width = max(
-            len("DIFFERS (expected )") + max(labels, default=0),
-            len("DIFFERS (unreadable line)") if any(p.error for p in self.problems) else 0,
+            len("DIFFERS (expected )") + self.shape.label_chars,
+            len("DIFFERS (unreadable line)") if self.shape.any_error else 0,
         )
 
     def format(self, record: dict) -> str:
