@@ -1189,6 +1189,22 @@ def _version(dist: str) -> str:
         return "?"
 
 
+def write_unlabelled(seed: int, count: int, out: Path) -> None:
+    """``count`` set-ups of :func:`random_tsume` (every other one turned), one a line with
+    an id and no label, written as drawn: no position is kept in memory, none is
+    searched, and repeats are left in (a bulk run's input, not a test set)."""
+    rng = random.Random(seed)
+    written = 0
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(f"# python -m scripts.make_problems --unlabelled {count} --seed {seed}\n")
+        while written < count:
+            setup = random_tsume(rng)
+            if setup is None:
+                continue
+            written += 1
+            f.write(f"{setup.sfen(white_attacks=written % 2 == 0)} # raw-{written:07d}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Generate, label and write the set; a summary goes to stderr."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -1199,7 +1215,7 @@ def main(argv: list[str] | None = None) -> int:
         default=1.0,
         help="multiply every quota (0.1 for a quick look; default 1)",
     )
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
+    ap.add_argument("--out", type=Path, default=None, help=f"default {DEFAULT_OUT}")
     ap.add_argument(
         "--only-non-promotion",
         type=int,
@@ -1231,7 +1247,24 @@ def main(argv: list[str] | None = None) -> int:
         "(ids, order and sources kept) and rewrite it: after a change of the search "
         "moves the lines and disproofs the categories were read from",
     )
+    ap.add_argument(
+        "--unlabelled",
+        type=int,
+        default=None,
+        metavar="N",
+        help="write N tsume set-ups as they are drawn (half turned so white attacks), "
+        "without labels or any search, to --out (required): inputs for bulk runs "
+        "(scripts.batch_wall --memory), about 0.8 ms each",
+    )
     args = ap.parse_args(argv)
+    if args.unlabelled is not None:
+        if args.unlabelled < 1:
+            ap.error("--unlabelled must be at least 1")
+        if args.out is None:
+            ap.error("--unlabelled needs --out FILE (it does not replace the labelled set)")
+        write_unlabelled(args.seed, args.unlabelled, args.out)
+        return 0
+    args.out = args.out or DEFAULT_OUT
     if args.relabel is not None:
         return relabel(args.relabel, lambda text: print(text, file=sys.stderr, flush=True))
     if args.scale <= 0:
