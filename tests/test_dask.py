@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import Executor
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,25 @@ def test_solve_many_on_a_cluster_keeps_input_order(cluster):
     for remote, here in zip(results, local):
         if "unknown" not in (remote.status, here.status):
             assert remote.status == here.status
+
+
+def test_positions_go_to_the_cluster_in_chunks(cluster):
+    # One task a chunk, not a position: Dask's ~3.5 ms a task is paid once a chunk.
+    class Counting(Executor):
+        def __init__(self, inner):
+            self.inner, self.tasks, self.positions = inner, 0, 0
+
+        def submit(self, fn, /, *args, **kwargs):
+            self.tasks += 1
+            self.positions += len(args[0])
+            return self.inner.submit(fn, *args, **kwargs)
+
+    texts = [MATE_IN_1] * 400
+    with distributed.Client(cluster) as client:
+        executor = Counting(client.get_executor())
+        results = list(solve_many(texts, executor=executor, hash_mb=16, nodes_limit=20_000))
+    assert [r.moves for r in results] == [["G*5b"]] * 400
+    assert executor.positions == 400 and executor.tasks < 400 / 4, executor.tasks
 
 
 def test_solve_command_with_dask(cluster, tmp_path):
