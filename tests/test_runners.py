@@ -209,3 +209,48 @@ def test_solve_many_keeps_order_across_growing_chunks(jobs):
     texts = [MATE1 if n % 5 else "4k4/9/4P4/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1" for n in range(400)]
     results = list(solve_many(texts, jobs=jobs, hash_mb=16, nodes_limit=50_000))
     assert [r.status for r in results] == ["mate" if n % 5 else "nomate" for n in range(400)]
+
+
+def test_worker_processes_take_a_chunk_a_slice_at_a_time():
+    # A chunk made when positions looked cheap is handed out in slices of the size
+    # measured since, so that the other worker gets its share (generated.sfen: 1.10x
+    # jobs=1 when whole chunks went to one worker, 1.98x sliced).
+    runner = ProcessRunner(2, SPEC)
+    runner.sizer.measured = lambda positions, seconds: None  # type: ignore[method-assign]
+    runner.sizer.size = 5
+    try:
+        chunk = Chunk([(MATE1, SearchRequest(nodes_limit=10_000))] * 40)
+        first_order = runner._next_id
+        runner.submit(chunk)
+        deadline = time.monotonic() + 30
+        while PENDING in chunk.outcomes:
+            assert time.monotonic() < deadline, chunk.outcomes
+            chunk.wait(chunk.outcomes.index(PENDING), 0.1)
+    finally:
+        runner.stop()
+    assert all(o.moves == ["G*5b"] for o in chunk.outcomes)
+    assert runner._next_id - first_order >= 8  # 40 positions, 5 at a time
+
+
+def test_an_executor_task_gives_back_what_its_budget_left(monkeypatch):
+    import usi_mate.runners as runners
+
+    monkeypatch.setattr(runners, "CHUNK_BUDGET_SECONDS", 0.0)  # one position a task, then back
+    pool = ThreadPoolExecutor(max_workers=1)
+    submitted: list[int] = []
+
+    class Counting(Executor):
+        def submit(self, fn, /, *args, **kwargs):
+            submitted.append(len(args[0]))
+            return pool.submit(fn, *args, **kwargs)
+
+    runner = ExecutorRunner(Counting(), SPEC, window=2)
+    runner.sizer.size = 6
+    request = SearchRequest(nodes_limit=10_000)
+    try:
+        got = list(InOrder(runner).run([(n, (MATE1, request)) for n in range(6)]))
+    finally:
+        pool.shutdown()
+    assert [key for key, _ in got] == list(range(6))
+    assert all(o.moves == ["G*5b"] for _, o in got)
+    assert len(submitted) == 6 and submitted[0] == 6  # the rest given back each time

@@ -31,6 +31,7 @@ outcomes one position at a time, in input order.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -78,6 +79,13 @@ CHUNK_SECONDS = 0.15
 # At most this many positions a chunk, whatever their cost: bounds the memory of a
 # window (and of a chunk re-run after its worker died).
 MAX_CHUNK = 1000
+# A worker gives back the rest of a chunk once it has spent this much work on it (at
+# least one position), to be handed out again. A chunk is sized from the cost of the
+# positions before it, and costs change along a file: problems/generated.sfen's first
+# 700 positions take 0.1-0.8 ms each, the next 400 ~20 ms; a chunk of 1,000 sized on the
+# first ones held one worker for 9 s while the other had nothing (jobs=2 1.10x jobs=1 on
+# that file, 1.9x with the budget).
+CHUNK_BUDGET_SECONDS = 2 * CHUNK_SECONDS
 
 # How often a worker sends the answers of its chunk so far: what finished before a
 # long search is written (at a stop too) without waiting for the chunk's end, at the
@@ -453,7 +461,9 @@ def _worker_main(conn, spec: SolverSpec, task: Task, searching) -> None:
             return
         order, items = message
         work = 0.0
-        for i, text, request in items:
+        for n, (i, text, request) in enumerate(items):
+            if n and work >= CHUNK_BUDGET_SECONDS:
+                break  # the rest goes back (see CHUNK_BUDGET_SECONDS)
             searching.value = i
             start = time.perf_counter()
             answer: tuple[int, Any, Exception | None]
@@ -561,10 +571,18 @@ class ProcessRunner:
             pass
 
     def _assign(self) -> None:
-        # Called with the lock held: give queued chunks to idle, ready workers.
+        # Called with the lock held: give queued chunks to idle, ready workers, at most
+        # the sizer's size at a time (sized now, from the latest costs: the chunk was
+        # sized when it was made, and costs change along a file).
         for w in self._workers:
             if w.ready and w.order is None and self._queue:
-                order = self._queue.popleft()
+                order = self._queue[0]
+                size = self.sizer.size
+                if len(order.indices) > size:
+                    order.indices, rest = order.indices[:size], order.indices[size:]
+                    self._queue[0] = self._order(order.chunk, rest)
+                else:
+                    self._queue.popleft()
                 w.order = order
                 w.conn.send((order.id, [(i, *order.chunk.task(i)) for i in order.indices]))
 
@@ -644,7 +662,10 @@ class ProcessRunner:
             )
             if kind == "done":
                 w.order = None
-                self.sizer.measured(len(order.indices), work)
+                left = [j for j in order.indices if order.chunk.outcomes[j] is PENDING]
+                if left:  # given back after CHUNK_BUDGET_SECONDS: first in line
+                    self._queue.appendleft(self._order(order.chunk, left))
+                self.sizer.measured(len(order.indices) - len(left), work)
         return True
 
     def _replace(self, i: int) -> None:
@@ -738,7 +759,9 @@ def _executor_chunk(
     items: list[tuple[int, str, SearchRequest]], spec: SolverSpec, task: Task = solve_task
 ) -> tuple[list[tuple[int, Any, Exception | None]], float]:
     """One chunk in whatever process the executor runs it: its answers and its measured
-    work. The Solver (and its table) is kept between the tasks of that process."""
+    work; once that reaches :data:`CHUNK_BUDGET_SECONDS`, the rest is left unanswered
+    (submitted again). The Solver (and its table) is kept between the tasks of that
+    process."""
     global _executor_solver
     if _executor_solver is None or _executor_solver[0] != spec:
         _executor_solver = None  # free the old table before the new one is allocated
@@ -747,6 +770,8 @@ def _executor_chunk(
     answers: list[tuple[int, Any, Exception | None]] = []
     work = 0.0
     for i, text, request in items:
+        if answers and work >= CHUNK_BUDGET_SECONDS:
+            break
         start = time.perf_counter()
         try:
             answers.append((i, task(solver, text, request, _never), None))
@@ -789,10 +814,14 @@ class ExecutorRunner:
         self._submit(chunk, chunk.todo())
 
     def _submit(self, chunk: Chunk, indices: list[int]) -> None:
-        items = [(i, *chunk.task(i)) for i in indices]
-        future = self._executor.submit(_executor_chunk, items, self._spec, self._task)
-        self._futures.add(future)
-        future.add_done_callback(lambda f: self._done(f, chunk, indices))
+        # One task per sizer's size (sized now: costs change along a file).
+        size = self.sizer.size
+        for start in range(0, len(indices), size):
+            part = indices[start : start + size]
+            items = [(i, *chunk.task(i)) for i in part]
+            future = self._executor.submit(_executor_chunk, items, self._spec, self._task)
+            self._futures.add(future)
+            future.add_done_callback(functools.partial(self._done, chunk=chunk, indices=part))
 
     def _done(self, future: Future, chunk: Chunk, indices: list[int]) -> None:
         self._futures.discard(future)
@@ -802,7 +831,10 @@ class ExecutorRunner:
         if error is None:
             answers, work = future.result()
             chunk.fill((i, result if e is None else e) for i, result, e in answers)
-            self.sizer.measured(len(indices), work)
+            self.sizer.measured(len(answers), work)
+            left = [i for i in indices if chunk.outcomes[i] is PENDING]
+            if left and not self._stopping:  # given back after CHUNK_BUDGET_SECONDS
+                self._submit(chunk, left)
         elif len(indices) > 1 and not self._stopping:
             for i in indices:
                 self._submit(chunk, [i])
