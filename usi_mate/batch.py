@@ -174,12 +174,16 @@ class _Inputs:
         several = len(self.groups) > 1
         index = 0
         arg_number = 0
+        stdin_read = False
         for kind, value in self.groups:
             lines: Iterable[tuple[int, str]]
             if kind == "position":
                 arg_number += 1
                 source, lines = "argument", [(arg_number, value)]
+            elif kind == "stdin" and stdin_read:
+                continue  # a second "-": stdin is read once, as it always was
             else:
+                stdin_read = stdin_read or kind == "stdin"
                 source = "<stdin>" if kind == "stdin" else value
                 lines = self._lines(kind, value)
             for line_no, raw in lines:

@@ -6,6 +6,9 @@ worker together, each chunk sized from measured cost (:class:`ChunkSizer`: about
 mate in 3 costs ~20 µs; handing one position to a worker process and its answer back
 costs more than that (solve_many with jobs=2 ran at 0.42x jobs=1 on 6,000 positions
 with one task a position, issue 48), and a Dask task ~3.5 ms. A chunk pays that once.
+Costs change along a file, so a chunk is handed to workers a slice at a time, each
+sized from the latest costs, and a worker gives back what is left of its slice after
+:data:`CHUNK_BUDGET_SECONDS` of work.
 
 Three runners share one small interface (``submit(chunk)``, ``window``, ``sizer``,
 ``stop()``, ``close()``). What a task does with its Solver is a *task function*
