@@ -99,6 +99,33 @@ def test_solve_command_with_dask(cluster, tmp_path):
     assert records[0]["moves"] == ["G*5b"]
 
 
+def test_resume_on_a_cluster_writes_every_record_once(cluster, tmp_path):
+    problems = tmp_path / "p.sfen"
+    problems.write_text("".join(f"{MATE_IN_1} # 1 m{n}\n" for n in range(30)))
+    out = tmp_path / "out.jsonl"
+    command = [sys.executable, "-m", "usi_mate", "solve", str(problems), "--dask"]
+    command += [cluster.scheduler_address, "--format", "jsonl", "-o", str(out), "--hash", "16"]
+
+    def run(*extra):
+        return subprocess.run(
+            [*command, *extra],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=PACKAGE_ROOT,
+            env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+        )
+
+    assert run().returncode == 0
+    lines = out.read_text().splitlines(keepends=True)
+    out.write_text("".join(lines[:10] + lines[12:20]) + lines[20][:30])  # gaps, a torn end
+    r = run("--resume")
+    assert r.returncode == 0, r.stderr
+    assert "18 of 30 problems already answered" in r.stderr
+    ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
+    assert sorted(ids) == sorted(f"m{n}" for n in range(30))
+
+
 def test_dask_address_that_does_not_answer_is_a_usage_error(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "usi_mate", "solve", MATE_IN_1, "--dask", "tcp://127.0.0.1:9"],
