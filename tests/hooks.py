@@ -24,6 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from filelock import FileLock
+
 from usi_mate import SearchRequest, Solver
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,7 +33,17 @@ BUILD = REPO / "build" / "test-hooks"
 
 
 def _build() -> None:
-    """Build (or find up to date) usi_mate_testing in BUILD; RuntimeError with the log."""
+    """Build (or find up to date) usi_mate_testing in BUILD; RuntimeError with the log.
+
+    One process at a time: pytest-xdist's workers (and any other run of the tests in
+    this checkout) import this module at once, and two builds into one folder would
+    overwrite each other's objects."""
+    BUILD.mkdir(parents=True, exist_ok=True)
+    with FileLock(BUILD / "build.lock"):
+        _build_locked()
+
+
+def _build_locked() -> None:
     command = [
         sys.executable,
         "setup.py",

@@ -127,13 +127,28 @@ def test_resume_on_a_cluster_writes_every_record_once(cluster, tmp_path):
 
 
 def test_dask_address_that_does_not_answer_is_a_usage_error(tmp_path):
+    # Dask's own connect timeout, set the way a user would, keeps the wait short.
     run = subprocess.run(
         [sys.executable, "-m", "usi_mate", "solve", MATE_IN_1, "--dask", "tcp://127.0.0.1:9"],
         capture_output=True,
         text=True,
         timeout=60,
         cwd=PACKAGE_ROOT,
-        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+        env={
+            **os.environ,
+            "PYTHONPATH": PACKAGE_ROOT,
+            "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s",
+        },
     )
     assert run.returncode == 2
     assert "--dask tcp://127.0.0.1:9" in run.stderr
+
+
+def test_the_wait_for_a_scheduler_is_dasks_setting_or_ten_seconds():
+    import dask.config
+
+    from usi_mate.batch import _dask_connect_timeout
+
+    assert _dask_connect_timeout() == "10s"
+    with dask.config.set({"distributed.comm.timeouts.connect": "3s"}):
+        assert _dask_connect_timeout() == "3s"

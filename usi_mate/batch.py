@@ -627,9 +627,22 @@ def _dask_client(address: str):
     except ImportError:
         raise _UsageError("--dask needs the Dask extra: pip install 'usi-mate[dask]'") from None
     try:
-        return Client(address, timeout="10s")
+        # Dask's own setting, so users shorten or lengthen the wait the way they know.
+        return Client(address, timeout=_dask_connect_timeout())
     except (OSError, TimeoutError, ValueError) as e:
         raise _UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+
+
+def _dask_connect_timeout() -> str:
+    """How long ``--dask`` waits for the scheduler: Dask's ``distributed.comm.timeouts.connect``
+    when the user set it (environment or config file), otherwise 10 s (Dask's own default,
+    30 s, is long to wait for a mistyped address)."""
+    import dask.config
+
+    key = "distributed.comm.timeouts.connect"
+    configured = dask.config.get(key, default=None)
+    shipped = [dask.config.get(key, default=None, config=dict(d)) for d in dask.config.defaults]
+    return "10s" if configured is None or configured in shipped else configured
 
 
 def _run(
