@@ -222,7 +222,40 @@ void generate_checks(const Position& pos, MoveList& list) {
   add_drops<true>(list, pos, ~occ, chk);
 }
 
+namespace {
+// generate_evasions' question "is there one?", answered at the first reply found: a
+// king that escapes, a piece that reaches a target square (some form of its move is
+// always legal), else a drop between. Checking for a mate in one asks it of every
+// check, and most checks let the king step away.
+bool has_evasion(const Position& pos) {
+  Color us = pos.side_to_move(), them = ~us;
+  Square ksq = pos.king_square(us);
+  Bitboard checkers = pos.checkers();
+  for (Bitboard t = king_attacks(ksq) & ~pos.pieces(us); t;)
+    if (king_move_safe(pos, them, ksq, t.pop_lsb())) return true;
+  if (checkers.more_than_one()) return false;
+  Square checker = checkers.lsb();
+  Bitboard between = T.between[checker][ksq];
+  Bitboard target = between | checkers;
+  Bitboard pinned = pos.pinned(us);
+  Bitboard occ = pos.pieces();
+  Bitboard movers;
+  for (Bitboard t = target; t;) movers |= pos.attackers_to(us, t.pop_lsb(), occ);
+  for (Bitboard b = movers & ~square_bb(ksq); b;) {
+    Square from = b.pop_lsb();
+    Bitboard t = attacks(us, type_of(pos.piece_on(from)), from, occ) & target;
+    if (pinned.test(from)) t &= T.line[from][ksq];
+    if (t) return true;
+  }
+  if (!between || !pos.hand(us)) return false;
+  MoveList drops;
+  add_drops<false>(drops, pos, between, nullptr);
+  return drops.size > 0;
+}
+}  // namespace
+
 bool has_legal_move(const Position& pos) {
+  if (pos.in_check()) return has_evasion(pos);
   MoveList list;
   generate_legal(pos, list);
   return list.size > 0;

@@ -1,7 +1,7 @@
 #include "position.h"
 
 #include <cctype>
-#include <cstring>
+#include <string_view>
 
 namespace usi_mate {
 
@@ -23,14 +23,24 @@ uint64_t splitmix(uint64_t& x) {
 }
 
 const char* kPieceChars = " PLNSBRGK";  // index = unpromoted piece type
+constexpr char kPieceLetters[] = " plnsbrgk";
 const char* kPieceNames[8] = {"", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold"};
 // Pieces per type in a full set (both colours together); kings per colour.
 constexpr int kFullSet[8] = {0, 18, 4, 4, 4, 2, 2, 4};
 
+// A loop over the eight letters, not strchr and toupper: a bulk caller's mate in
+// one parses one SFEN a search.
 PieceType type_from_char(char ch) {
-  const char* p = std::strchr(kPieceChars + 1, std::toupper(static_cast<unsigned char>(ch)));
-  return p && ch ? PieceType(p - kPieceChars) : NO_PIECE_TYPE;
+  char lower = ch >= 'A' && ch <= 'Z' ? char(ch - 'A' + 'a') : ch;
+  for (int pt = PAWN; pt <= KING; ++pt)
+    if (kPieceLetters[pt] == lower) return PieceType(pt);
+  return NO_PIECE_TYPE;
 }
+
+Color color_of_char(char ch) { return ch >= 'A' && ch <= 'Z' ? BLACK : WHITE; }
+
+// The characters std::isspace accepts in the "C" locale, without the locale lookup.
+bool is_space(char ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); }
 }  // namespace
 
 void init_core() {
@@ -86,9 +96,15 @@ void Position::remove_piece(Square s) {
 }
 
 namespace {
-// The board field into b (by square) and counts (pieces by unpromoted type,
-// kings apart: at most one a side).
-void parse_board_field(const std::string& board, Piece (&b)[SQ_NB], int (&counts)[8]) {
+// The squares a board field fills, in the order it lists them (at most the 40 pieces).
+struct Placed {
+  Square sq[SQ_NB];
+  int n = 0;
+};
+
+// The board field into b (by square), placed (the occupied squares) and counts
+// (pieces by unpromoted type, kings apart: at most one a side).
+void parse_board_field(std::string_view board, Piece (&b)[SQ_NB], Placed& placed, int (&counts)[8]) {
   for (auto& p : b) p = NO_PIECE;
   int kings[2] = {0, 0};
   int rank = 0, file = 8;  // file index 8 = file 9, read left to right
@@ -115,7 +131,7 @@ void parse_board_field(const std::string& board, Piece (&b)[SQ_NB], int (&counts
         throw std::invalid_argument(std::string("unknown piece letter '") + ch + "' in the board field");
       if (file < 0)
         throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of the board has more than 9 squares");
-      Color c = std::isupper(static_cast<unsigned char>(ch)) ? BLACK : WHITE;
+      Color c = color_of_char(ch);
       if (promote) {
         if (!can_promote(pt)) throw std::invalid_argument(std::string("a '") + ch + "' cannot be promoted");
         pt = promoted(pt);
@@ -127,7 +143,9 @@ void parse_board_field(const std::string& board, Piece (&b)[SQ_NB], int (&counts
       } else {
         ++counts[hand_type(pt)];
       }
-      b[make_square(file, rank)] = make_piece(c, pt);
+      Square sq = make_square(file, rank);
+      b[sq] = make_piece(c, pt);
+      placed.sq[placed.n++] = sq;
       --file;
     }
   }
@@ -135,13 +153,14 @@ void parse_board_field(const std::string& board, Piece (&b)[SQ_NB], int (&counts
   if (rank != 8 || file != -1) throw std::invalid_argument("the board field must have 9 ranks of 9 squares");
 }
 
-Color parse_side_field(const std::string& side) {
-  if (side != "b" && side != "w") throw std::invalid_argument("side to move must be 'b' or 'w', not '" + side + "'");
+Color parse_side_field(std::string_view side) {
+  if (side != "b" && side != "w")
+    throw std::invalid_argument("side to move must be 'b' or 'w', not '" + std::string(side) + "'");
   return side == "b" ? BLACK : WHITE;
 }
 
 // The hands field ("-" or counted piece letters) into h, adding to counts.
-void parse_hands_field(const std::string& hands, Hand (&h)[2], int (&counts)[8]) {
+void parse_hands_field(std::string_view hands, Hand (&h)[2], int (&counts)[8]) {
   h[BLACK] = h[WHITE] = HAND_ZERO;
   if (hands == "-") return;
   int n = 0;
@@ -150,23 +169,24 @@ void parse_hands_field(const std::string& hands, Hand (&h)[2], int (&counts)[8])
     if (ch >= '0' && ch <= '9') {
       n = n * 10 + (ch - '0');
       has_n = true;
-      if (n > 18) throw std::invalid_argument("hand count too large in '" + hands + "'");
+      if (n > 18) throw std::invalid_argument("hand count too large in '" + std::string(hands) + "'");
       continue;
     }
     PieceType pt = type_from_char(ch);
     if (pt == NO_PIECE_TYPE || pt == KING)
-      throw std::invalid_argument(std::string("bad piece '") + ch + "' in the hands field '" + hands + "'");
-    if (has_n && n == 0) throw std::invalid_argument("zero count in the hands field '" + hands + "'");
+      throw std::invalid_argument(std::string("bad piece '") + ch + "' in the hands field '" + std::string(hands) +
+                                  "'");
+    if (has_n && n == 0) throw std::invalid_argument("zero count in the hands field '" + std::string(hands) + "'");
     int k = has_n ? n : 1;
-    Color c = std::isupper(static_cast<unsigned char>(ch)) ? BLACK : WHITE;
+    Color c = color_of_char(ch);
     if (hand_count(h[c], pt) + k > HAND_MAX[pt])
-      throw std::invalid_argument("too many pieces of one type in the hands field '" + hands + "'");
+      throw std::invalid_argument("too many pieces of one type in the hands field '" + std::string(hands) + "'");
     h[c] = hand_add(h[c], pt, k);
     counts[pt] += k;
     n = 0;
     has_n = false;
   }
-  if (has_n) throw std::invalid_argument("hands field '" + hands + "' ends with a number");
+  if (has_n) throw std::invalid_argument("hands field '" + std::string(hands) + "' ends with a number");
 }
 
 // Board and hands together hold no more of a type than a full set.
@@ -179,31 +199,37 @@ void check_piece_counts(const int (&counts)[8]) {
 
 // Pieces that could never move again, and two unpromoted pawns of one side on
 // a file: no game reaches such a board, and the move generator assumes neither.
-void check_reachable_board(const Piece (&b)[SQ_NB]) {
-  for (Square s = 0; s < SQ_NB; ++s) {
+// Only the placed squares are looked at; the error names the lowest square, or
+// the first side and file, as a scan of the whole board would.
+void check_reachable_board(const Piece (&b)[SQ_NB], const Placed& placed) {
+  Square dead = SQ_NB;
+  int pawns[2][9] = {};
+  for (int i = 0; i < placed.n; ++i) {
+    Square s = placed.sq[i];
     Piece p = b[s];
-    if (p == NO_PIECE) continue;
     PieceType pt = type_of(p);
     int r = relative_rank(color_of(p), rank_of(s));
-    if (((pt == PAWN || pt == LANCE) && r == 0) || (pt == KNIGHT && r <= 1))
-      throw std::invalid_argument(std::string(color_of(p) == BLACK ? "black " : "white ") + kPieceNames[pt] + " on " +
-                                  square_to_usi(s) + " can never move (a dead piece)");
+    if ((((pt == PAWN || pt == LANCE) && r == 0) || (pt == KNIGHT && r <= 1)) && s < dead) dead = s;
+    if (pt == PAWN) ++pawns[color_of(p)][file_of(s)];
+  }
+  if (dead != SQ_NB) {
+    Piece p = b[dead];
+    throw std::invalid_argument(std::string(color_of(p) == BLACK ? "black " : "white ") + kPieceNames[type_of(p)] +
+                                " on " + square_to_usi(dead) + " can never move (a dead piece)");
   }
   for (int c = 0; c < 2; ++c)
-    for (int f = 0; f < 9; ++f) {
-      int pawns = 0;
-      for (int r = 0; r < 9; ++r) pawns += b[make_square(f, r)] == make_piece(Color(c), PAWN);
-      if (pawns > 1)
+    for (int f = 0; f < 9; ++f)
+      if (pawns[c][f] > 1)
         throw std::invalid_argument(std::string("two unpromoted ") + (c == BLACK ? "black" : "white") +
                                     " pawns on file " + std::to_string(f + 1) + " (nifu)");
-    }
 }
 
 // The move number saturates at kMaxMoveNumber, as sfen() writes it: every
 // number either produces is read back (a GUI may send 999999998 and moves).
-int parse_move_number(const std::string& ply) {
+int parse_move_number(std::string_view ply) {
   if (ply.find_first_not_of("0123456789") != std::string::npos)
-    throw std::invalid_argument("move number must be a non-negative integer, not '" + ply.substr(0, 20) + "'");
+    throw std::invalid_argument("move number must be a non-negative integer, not '" + std::string(ply.substr(0, 20)) +
+                                "'");
   int64_t n = 0;
   for (char ch : ply) n = std::min<int64_t>(n * 10 + (ch - '0'), Position::kMaxMoveNumber);
   return int(n);
@@ -213,17 +239,19 @@ int parse_move_number(const std::string& ply) {
 void Position::set_sfen(const std::string& input) {
   // The fields, split at whitespace as a stream would (a stringstream cost a
   // bulk caller's mate-in-one search a tenth of its time).
-  std::string board, side, hands, ply, extra;
-  std::string* fields[5] = {&board, &side, &hands, &ply, &extra};
+  // Views into the input, not copies: a board field is longer than a short string.
+  std::string_view board, side, hands, ply, extra;
+  std::string_view* fields[5] = {&board, &side, &hands, &ply, &extra};
+  std::string_view text(input);
   int n = 0;
-  for (size_t i = 0; i < input.size() && n < 5;) {
-    if (std::isspace(static_cast<unsigned char>(input[i]))) {
+  for (size_t i = 0; i < text.size() && n < 5;) {
+    if (is_space(text[i])) {
       ++i;
       continue;
     }
     size_t j = i;
-    while (j < input.size() && !std::isspace(static_cast<unsigned char>(input[j]))) ++j;
-    fields[n++]->assign(input, i, j - i);
+    while (j < text.size() && !is_space(text[j])) ++j;
+    *fields[n++] = text.substr(i, j - i);
     i = j;
   }
   if (board.empty() || side.empty() || hands.empty())
@@ -236,19 +264,19 @@ void Position::set_sfen(const std::string& input) {
 
   // Parse into locals first so that a failure leaves *this untouched.
   Piece b[SQ_NB];
+  Placed placed;
   int counts[8] = {0};
-  parse_board_field(board, b, counts);
+  parse_board_field(board, b, placed, counts);
   Color to_move = parse_side_field(side);
   Hand h[2];
   parse_hands_field(hands, h, counts);
   check_piece_counts(counts);
-  check_reachable_board(b);
+  check_reachable_board(b, placed);
   int start_ply = has_ply ? parse_move_number(ply) : 1;
-  if (has_extra) throw std::invalid_argument("unexpected text after the SFEN: '" + extra + "'");
+  if (has_extra) throw std::invalid_argument("unexpected text after the SFEN: '" + std::string(extra) + "'");
 
   clear();
-  for (Square s = 0; s < SQ_NB; ++s)
-    if (b[s] != NO_PIECE) put_piece(b[s], s);
+  for (int i = 0; i < placed.n; ++i) put_piece(b[placed.sq[i]], placed.sq[i]);
   hand_[BLACK] = h[BLACK];
   hand_[WHITE] = h[WHITE];
   side_ = to_move;
@@ -259,8 +287,10 @@ void Position::set_sfen(const std::string& input) {
 void Position::compute_state_from_scratch() {
   StateInfo s{};
   s.board_key = side_ == WHITE ? zobrist::side : 0;
-  for (Square sq = 0; sq < SQ_NB; ++sq)
-    if (board_[sq] != NO_PIECE) s.board_key ^= zobrist::psq[board_[sq]][sq];
+  for (Bitboard occupied = occ_; occupied;) {
+    Square sq = occupied.pop_lsb();
+    s.board_key ^= zobrist::psq[board_[sq]][sq];
+  }
   s.hand_key = 0;
   for (int c = 0; c < 2; ++c)
     for (int pt = PAWN; pt < KING; ++pt)

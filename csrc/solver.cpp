@@ -171,23 +171,47 @@ void Solver::report_progress(const std::vector<Move>* line) {
   progress_.fn(progress_.ctx, p);
 }
 
+bool Solver::mate_in_one_at_root(Position& pos, const SearchLimits& limits, SearchResult& result) {
+  if (main_.attacker_ != pos.side_to_move() || stop_requested_.load(std::memory_order_relaxed)) return false;
+  MoveList checks;
+  generate_checks(pos, checks);
+  for (Move m : checks) {
+    ++main_.nodes_;
+    ScopedMove child(pos, m);
+    if (has_legal_move(pos)) continue;
+    result.status = MateStatus::Mate;
+    result.pv.assign(1, m);
+    if (limits.post_search == PostSearchLevel::MinLength) result.min_length = result.min_length_lower = 1;
+    // The report the search ends with (the USI layer takes its statistics from it).
+    main_.seen_.root_pn = 0;
+    main_.seen_.root_dn = PN_INF;
+    progress_.mate_len_upper = 1;
+    report_progress();
+    return true;
+  }
+  main_.nodes_ = 0;
+  return false;
+}
+
 SearchResult Solver::solve(const std::string& sfen, const SearchLimits& limits) {
-  Position pos;
   try {
-    pos.set_sfen(sfen);
+    root_.set_sfen(sfen);
   } catch (const std::invalid_argument& e) {
     SearchResult r;
     r.status = MateStatus::Invalid;
     r.error = e.what();
     return r;
   }
-  return solve(pos, limits);
+  return solve(root_, limits);
 }
 
-SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
+SearchResult Solver::solve(Position& pos, const SearchLimits& limits) { return run(pos, limits, true); }
+
+SearchResult Solver::run(Position& pos, const SearchLimits& limits, bool root_shortcut) {
   SearchResult result;
   main_.limits_ = limits;
   main_.nodes_ = 0;
+  helpers_.nodes = 0;
   main_.seen_ = {};
   progress_.mate_len_upper = progress_.mate_len_lower = 0;
   refine_stats_ = {};
@@ -209,13 +233,13 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) {
     result.status = MateStatus::Invalid;
     return finish();
   }
+  if (root_shortcut && mate_in_one_at_root(pos, limits, result)) return finish();
   main_.futility_.new_solve(limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength,
                             limits.futility_node_cap);
   main_.salt_ = material_salt(pos, main_.attacker_) ^ main_.futility_.salt();
   main_.path_.clear_if_dirty();
   main_.rep_table_.clear();
   tt_->new_search();
-  helpers_.nodes = 0;
   if (!helpers_.workers.empty()) helpers_.root_sfen = pos.sfen();
   uint64_t root_key = pos.full_key();
   main_.path_.insert(root_key);

@@ -59,6 +59,7 @@ class Solver {
   // Clears a stop request. solve() does not, so that a stop() arriving between
   // arming a search and its start is not lost.
   void reset_stop() { stop_requested_.store(false, std::memory_order_relaxed); }
+  bool stop_requested() const { return stop_requested_.load(std::memory_order_relaxed); }
   void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms) {
     progress_.fn = fn;
     progress_.ctx = ctx;
@@ -115,6 +116,12 @@ class Solver {
   // Rebuilds the line into `line` within the current budget (post_search.cpp).
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
                     bool* cut_short = nullptr, uint16_t* tree_len = nullptr);
+  // solve(); `root_shortcut` false searches a mate in one too (tests compare the two).
+  SearchResult run(Position& pos, const SearchLimits& limits, bool root_shortcut);
+  // A mate in one at an attacker's root, answered from the move generator before any
+  // search machinery (table, helpers, line reading): the first check in generation
+  // order that mates, which is the move the search would prove and read first.
+  bool mate_in_one_at_root(Position& pos, const SearchLimits& limits, SearchResult& result);
   static void on_tick(void* self);
   // `line`: a line just read, sent with this report only (SearchProgress::line).
   void report_progress(const std::vector<Move>* line = nullptr);
@@ -126,6 +133,9 @@ class Solver {
   Progress progress_;
   std::atomic<bool> stop_requested_{false};
   TreeRefiner::Stats refine_stats_;  // the last solve's refinement walk
+  // The root of a solve given as text, kept between solves: a new Position costs a
+  // bulk caller's mate-in-one more than its search (its state stack and a parse).
+  Position root_;
 };
 
 }  // namespace usi_mate

@@ -299,7 +299,41 @@ struct Access {
     return w.prove(ply, path_key, budget);
   }
   static Worker& main_worker(Solver& s) { return s.main_; }
+  static SearchResult run(Solver& s, Position& pos, const SearchLimits& limits, bool root_shortcut) {
+    return s.run(pos, limits, root_shortcut);
+  }
 };
+
+// A solve on a fresh table by the search alone: no mate-in-one answer at the
+// root before it (Solver::mate_in_one_at_root), for tests that compare the two.
+// With it, what the table then holds for the root (as Solver::probe answers):
+// 1 proven, 2 disproven, 0 other; the hand (P L N S B R G) and the mate length.
+struct SearchedSolve {
+  int status = 0;
+  std::vector<std::string> pv;
+  uint64_t nodes = 0;
+  int min_length = 0;
+  int min_length_lower = 0;
+  int root_entry = 0;
+  std::vector<int> root_hand;
+  int root_mate_len = 0;
+};
+
+inline SearchedSolve solve_by_search(const std::string& sfen, uint64_t nodes, int post_search, uint64_t hash_mb) {
+  Solver solver(hash_mb);
+  Position pos;
+  pos.set_sfen(sfen);
+  SearchLimits limits;
+  limits.nodes = nodes;
+  limits.post_search = PostSearchLevel(post_search);
+  SearchResult r = Access::run(solver, pos, limits, false);
+  SearchedSolve out{int(r.status), api::to_usi(r.pv), r.nodes, r.min_length, r.min_length_lower};
+  TTResult t = solver.probe(pos, false);
+  out.root_entry = t.found && t.pn == 0 ? 1 : t.found && t.dn == 0 ? 2 : 0;
+  out.root_hand = hand_to_counts(t.hand);
+  out.root_mate_len = t.mate_len;
+  return out;
+}
 
 // ---------------------------------------------------------------------------
 // FutilityJudge (futility.h) on a hand-built position: a Worker of its own on

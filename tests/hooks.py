@@ -97,6 +97,8 @@ _SearchMonitor = _testing._SearchMonitor
 _search_time_ms = _testing._search_time_ms
 _TranspositionTable = _testing._TranspositionTable
 _solve_with_line_cut = _testing._solve_with_line_cut
+_root_entry_after_search = _testing._root_entry_after_search
+_solve_by_search = _testing._solve_by_search
 _solve_with_line_pass = _testing._solve_with_line_pass
 
 

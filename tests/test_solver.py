@@ -401,10 +401,13 @@ def test_position_without_checks_is_no_mate():
 def test_drop_mate_proof_hand_keeps_the_dropped_piece():
     # G*5b mates: the proof hand must hold the gold (a "before" that removed the
     # dropped piece, as the seed text has it, would give an empty, unsound hand).
-    s = Solver(hash_mb=4)
+    # (Solver.solve answers a mate in one before any search, storing nothing: the
+    # search's own table is read through the test hook.)
+    from hooks import _root_entry_after_search
+
     sfen = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
-    assert s.solve(sfen).moves == ["G*5b"]
-    status, hand, mate_len = s.probe(sfen)
+    assert Solver(hash_mb=4).solve(sfen).moves == ["G*5b"]
+    status, hand, mate_len = _root_entry_after_search(sfen)
     assert status == "proven" and mate_len == 1
     assert hand == {"P": 0, "L": 0, "N": 0, "S": 0, "B": 0, "R": 0, "G": 1}
 
@@ -413,10 +416,11 @@ def test_far_check_proof_hand_keeps_every_monopolised_piece():
     # Seed 000's A_n: against a distant check the defender, who holds nothing,
     # cannot interpose. With one piece fewer in the attacker's hand the defender
     # would hold it and could, so the proof hand is the attacker's whole hand.
-    s = Solver(hash_mb=4)
+    from hooks import _root_entry_after_search
+
     sfen = "8k/9/9/9/9/9/9/9/7R1 b R2B4G4S4N4L18P 1"
-    assert s.solve(sfen).mate_length == 1
-    status, hand, _ = s.probe(sfen)
+    assert Solver(hash_mb=4).solve(sfen).mate_length == 1
+    status, hand, _ = _root_entry_after_search(sfen)
     assert status == "proven"
     assert hand == {"P": 18, "L": 4, "N": 4, "S": 4, "B": 2, "R": 1, "G": 4}
 

@@ -55,6 +55,18 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
     TLineSolve t_solve_with_line_cut "usi_mate::testing::solve_with_line_cut"(const string&, uint64_t, int, uint64_t, uint64_t) except + nogil
     TLineSolve t_solve_with_line_pass "usi_mate::testing::solve_with_line_pass"(const string&, uint64_t, bint, uint64_t) except + nogil
 
+    cdef struct TSearchedSolve "usi_mate::testing::SearchedSolve":
+        int status
+        vector[string] pv
+        uint64_t nodes
+        int min_length
+        int min_length_lower
+        int root_entry
+        vector[int] root_hand
+        int root_mate_len
+
+    TSearchedSolve t_solve_by_search "usi_mate::testing::solve_by_search"(const string&, uint64_t, int, uint64_t) except + nogil
+
     cdef cppclass TFutility "usi_mate::testing::Futility":
         TFutility() except +
         void put(uint64_t, int, const vector[int]&, unsigned short) except +
@@ -386,6 +398,32 @@ def _solve_with_line_cut(sfen, nodes, read_positions, post_search="None", hash_m
     with nogil:
         r = t_solve_with_line_cut(c_sfen, c_nodes, c_level, c_cut, c_mb)
     return (_STATUS[r.status], [m.decode() for m in r.pv])
+
+
+def _solve_by_search(sfen, nodes, post_search="MinLength", hash_mb=16):
+    """A solve on a fresh table of ``hash_mb`` MB by the search alone, without the
+    mate-in-one answer at the root that Solver.solve gives first: (status, moves,
+    nodes, min_length, shortest_possible), 0 for a length not proven."""
+    cdef string c_sfen = sfen.encode()
+    cdef uint64_t c_nodes = nodes, c_mb = hash_mb
+    cdef int c_level = POST_SEARCH_LEVELS.index(post_search)
+    cdef TSearchedSolve r
+    with nogil:
+        r = t_solve_by_search(c_sfen, c_nodes, c_level, c_mb)
+    return (_STATUS[r.status], [m.decode() for m in r.pv], r.nodes, r.min_length, r.min_length_lower)
+
+
+def _root_entry_after_search(sfen, post_search="MinLength", hash_mb=4):
+    """What the table holds for the root after a solve by the search alone (a fresh table;
+    no mate-in-one answer before it): (status, hand, mate_len) as Solver.probe answers.
+    For tests of the proof hands the search stores, on mates in one."""
+    cdef string c_sfen = sfen.encode()
+    cdef uint64_t c_mb = hash_mb
+    cdef int c_level = POST_SEARCH_LEVELS.index(post_search)
+    cdef TSearchedSolve r
+    with nogil:
+        r = t_solve_by_search(c_sfen, 0, c_level, c_mb)
+    return ({1: "proven", 2: "disproven"}.get(r.root_entry, "unknown"), _hand_dict(r.root_hand), r.root_mate_len)
 
 
 def _solve_with_line_pass(sfen, nodes, line_pass, hash_mb=64):

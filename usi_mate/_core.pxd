@@ -102,6 +102,7 @@ cdef extern from "solver.h" namespace "usi_mate":
         void clear()
         void stop() nogil
         void reset_stop() nogil
+        bint stop_requested() nogil
         void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms)
         int hashfull()
         uint64_t hash_bytes()

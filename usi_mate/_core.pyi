@@ -1,7 +1,7 @@
 """Type stubs of the compiled core (usi_mate/_core.pyx)."""
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from typing_extensions import disjoint_base
@@ -106,3 +106,6 @@ class Solver:
         on_progress: Callable[[SearchProgress], None] | None = None,
         progress_interval_ms: int = 200,
     ) -> MateResult: ...
+    def search_many(
+        self, positions: Iterable[Position | str], request: SearchRequest
+    ) -> list[MateResult]: ...

@@ -211,7 +211,7 @@ cdef class Position:
 import os
 import threading
 
-from usi_mate.types import Certification, MateResult, SearchProgress
+from usi_mate.types import Certification, MateResult, SearchProgress, _mate_result
 
 # The core's constants, defined once in csrc/ and read from there (usi_mate.settings and
 # the rest of the package import them from here).
@@ -238,10 +238,12 @@ UNCAPPED_MAX_LENGTH = kUncappedMaxLength
 # own helper threads get the same (csrc/search_thread.h).
 SEARCH_THREAD_STACK = kSearchThreadStack
 
-_STATUS = {0: "unknown", 1: "mate", 2: "nomate", 3: "invalid"}
-# Why a search ended without a verdict (the core's StopReason).
-_STOP_REASON = {0: None, 1: "nodes", 2: "time", 3: "stop", 4: "depth", 5: "length", 6: "line",
-                7: "effort"}
+# The core's MateStatus and StopReason (why a search ended without a verdict), by value
+# (the test hooks read them too; the cdef copies are what results are built from).
+_STATUS = ("unknown", "mate", "nomate", "invalid")
+_STOP_REASON = (None, "nodes", "time", "stop", "depth", "length", "line", "effort")
+cdef tuple _STATUS_NAMES = _STATUS
+cdef tuple _STOP_REASON_NAMES = _STOP_REASON
 
 cdef object _settings_module = None
 
@@ -448,11 +450,46 @@ def _position_sfen(position):
     return Position(position).sfen()
 
 
-def _certification(sfen, out, bint root_is_and_node_if_checked):
+cdef object _certificate(SolveOutput& out):
+    """The core's disproof tree: (status, refutations, nodes, failed_at, failed_path)."""
+    return (out.cert_status, [(a.decode(), b.decode()) for a, b in out.cert_refutations],
+            out.cert_nodes, out.cert_failed_at.decode(), [m.decode() for m in out.cert_failed_path])
+
+
+cdef object _result(SolveOutput& out, certification):
+    """The MateResult of the core's output (``certification``: None, or a Certification)."""
+    cdef list moves = []
+    for m in out.pv:
+        moves.append(m.decode("ascii"))
+    return _mate_result({
+        "status": _STATUS_NAMES[out.status],
+        "moves": moves,
+        "nodes": out.nodes,
+        "time_ms": out.time_ms,
+        "hashfull": out.hashfull,
+        "error": out.error.decode() if out.error.size() else None,
+        "certification": certification,
+        "stop_reason": _STOP_REASON_NAMES[out.stop_reason],
+        "line_nodes": out.line_nodes,
+        "min_length": out.min_length if out.min_length else None,
+        "shortest_possible": out.min_length_lower if out.min_length_lower else None,
+        "length_stop": _STOP_REASON_NAMES[out.length_stop],
+    })
+
+
+# What search_many() answers for a position it did not search because stop() came first.
+_STOPPED = MateResult("unknown", stop_reason="stop")
+
+
+cdef object _refine_stats(SolveOutput& out):
+    return (out.refine_positions, out.refine_nodes, out.refine_passes, list(out.refine_split))
+
+
+def _certification(sfen, certificate, bint root_is_and_node_if_checked):
     """Checks the core's disproof tree with usi_mate.certify (no table involved)."""
     from usi_mate.certify import canonical_sfen, verify_no_mate
 
-    status, refutations, nodes, failed_at, failed_path = out["certificate"]
+    status, refutations, nodes, failed_at, failed_path = certificate
     if status == 0:  # (certify_nodes 0: nothing was built, so nothing is refuted either)
         return Certification("incomplete", nodes, "", "no disproof tree was built (certify_nodes is 0)")
     if status == 2:
@@ -586,7 +623,8 @@ cdef class Solver:
 
         For a proven position the hand is its proof hand (the attacker pieces the
         mate needs), for a disproven one its disproof hand; a dict P L N S B R G.
-        Meant for tests and tools; searching fills the table.
+        Meant for tests and tools; searching fills the table (a mate in one at the
+        root of a solve is answered before any search, and leaves nothing in it).
         """
         if not isinstance(position, Position):
             position = Position(position)
@@ -726,53 +764,100 @@ cdef class Solver:
         if self._callback_error is not None:
             err, self._callback_error = self._callback_error, None
             raise err
-        if bare and out["status"] == 3:
+        result, refine, certificate = out
+        if bare and result.status == "invalid":
             Position(sfen)  # malformed text raises ValueError (else: a position that cannot be searched)
-        self._refine = out["refine"]
-        certification = None
-        if request.certify and out["status"] == 2:
-            certification = _certification(sfen, out, request.root_is_and_node_if_checked)
-        return MateResult(
-            status=_STATUS[out["status"]],
-            moves=out["pv"],
-            nodes=out["nodes"],
-            time_ms=out["time_ms"],
-            hashfull=out["hashfull"],
-            error=out["error"] or None,
-            min_length=out["min_length"] or None,
-            shortest_possible=out["min_length_lower"] or None,
-            length_stop=_STOP_REASON[out["length_stop"]],
-            certification=certification,
-            stop_reason=_STOP_REASON[out["stop_reason"]],
-            line_nodes=out["line_nodes"],
-        )
+        self._refine = refine
+        if certificate is not None and result.status == "nomate":
+            certification = _certification(sfen, certificate, request.root_is_and_node_if_checked)
+            result = _mate_result({**result.__dict__, "certification": certification})
+        return result
+
+    def search_many(self, positions, request):
+        """Search each of ``positions`` as ``request`` asks, one after another in one call
+        into the core: a list of MateResult in their order.
+
+        For many small searches (a bulk screen of positions, most of them answered in
+        microseconds), where a call of :meth:`search` each would cost more than the
+        searches. The positions are SFEN text (or anything :meth:`search` takes); the
+        request is one :class:`usi_mate.SearchRequest` for all. Unlike :meth:`search`,
+        text that is no position does not raise: its result is "invalid" with the reason
+        in ``error``, so one bad line does not lose the others. No progress reports.
+        ``stop()`` (from another thread) ends the search running and the ones not
+        started answer "unknown" with stop_reason "stop". Called from the main thread,
+        the searches run on the search thread so that Ctrl-C stops them and is raised
+        here, as with :meth:`search`.
+        """
+        settings = _settings()
+        if not isinstance(request, settings.SearchRequest):
+            self.disarm()
+            raise TypeError(f"request must be a SearchRequest, not {type(request).__name__}")
+        texts = []  # (index, SFEN) of the positions to search
+        refused = []  # (index, why the text is no position)
+        for i, position in enumerate(positions):
+            try:
+                texts.append((i, position if isinstance(position, str) and _is_bare_sfen(position)
+                              else _position_sfen(position)))
+            except ValueError as e:
+                refused.append((i, str(e)))
+            except BaseException:
+                self.disarm()
+                raise
+        with self._lock:
+            if self._state == "running":
+                raise RuntimeError("this Solver is already searching (use one Solver per thread)")
+            if self._state == "idle":
+                self._solver.reset_stop()
+            self._state = "running"
+        try:
+            self._solver.set_progress(NULL, NULL, 0)
+            if threading.current_thread() is threading.main_thread():
+                found = _main_thread_searcher().run(lambda: self._search_many_native(texts, request),
+                                                    self.stop)
+            else:
+                found = self._search_many_native(texts, request)
+        finally:
+            with self._lock:
+                self._state = "idle"
+        results = [None] * (len(texts) + len(refused))
+        for (i, _), result in zip(texts, found):
+            results[i] = result
+        for i, why in refused:
+            results[i] = MateResult("invalid", error=why)
+        return results
+
+    def _search_many_native(self, list texts, request):
+        """The searches of search_many(), each without the GIL: their MateResults."""
+        cdef SearchLimits limits = _search_limits(request)
+        cdef SolveOutput out
+        cdef string c_sfen
+        cdef bint certify = request.certify
+        cdef bint and_root = request.root_is_and_node_if_checked
+        found = []
+        for _, sfen in texts:
+            if self._solver.stop_requested():
+                found.append(_STOPPED)  # not searched: stop() came first
+                continue
+            c_sfen = sfen.encode()
+            with nogil:
+                out = c_solve(self._solver[0], c_sfen, limits)
+            certification = None
+            if certify and out.status == 2:
+                certification = _certification(sfen, _certificate(out), and_root)
+            found.append(_result(out, certification))
+        if found:
+            self._refine = _refine_stats(out)
+        return found
 
     def _solve_native(self, sfen, request, bint certificate):
-        """The search itself, without the GIL; the core's output as plain Python values
-        (the disproof tree only with ``certificate``)."""
+        """The search itself, without the GIL: (MateResult without its certification,
+        the refinement walk's statistics, the disproof tree or None)."""
         cdef string c_sfen = sfen.encode()
         cdef SearchLimits limits = _search_limits(request)
         cdef SolveOutput out
         with nogil:
             out = c_solve(self._solver[0], c_sfen, limits)
-        return {
-            "status": out.status,
-            "stop_reason": out.stop_reason,
-            "pv": [m.decode() for m in out.pv],
-            "nodes": out.nodes,
-            "line_nodes": out.line_nodes,
-            "time_ms": out.time_ms,
-            "hashfull": out.hashfull,
-            "error": out.error.decode(),
-            "min_length": out.min_length,
-            "min_length_lower": out.min_length_lower,
-            "length_stop": out.length_stop,
-            "refine": (out.refine_positions, out.refine_nodes, out.refine_passes, list(out.refine_split)),
-            "certificate": (out.cert_status,
-                            [(a.decode(), b.decode()) for a, b in out.cert_refutations],
-                            out.cert_nodes, out.cert_failed_at.decode(),
-                            [m.decode() for m in out.cert_failed_path]) if certificate else None,
-        }
+        return (_result(out, None), _refine_stats(out), _certificate(out) if certificate else None)
 
     def _solve_interruptible(self, sfen, request):
         # The main thread waits while the search thread searches: a signal handler

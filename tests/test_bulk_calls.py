@@ -1,0 +1,164 @@
+"""Issue 48: the cost of a call. What the cheap paths answer must be what the search
+answers: a mate in one at the root settled by the move generator alone, MateResults
+built without the dataclass's __init__, and Solver.search_many against one search() a
+position."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+import pytest
+from hooks import _solve_by_search
+from oracle import load_generated, load_labelled
+
+from usi_mate import MateResult, Position, SearchRequest, Solver
+from usi_mate.types import _mate_result
+
+MATE_IN_1 = [s for s, _, _ in load_labelled("nshogi_mate1.sfen")]
+GENERATED = load_generated()
+# Mates of 1 and 3 plies and no-mates: the shortcut's answers, and the searches it
+# hands on (its nodes forgotten) unchanged.
+SHORT = [s for s, e, _, _ in GENERATED if e in ("1", "3", "nomate")]
+
+
+def _answer(r: MateResult) -> tuple:
+    return (r.status, r.moves, r.nodes, r.min_length or 0, r.shortest_possible or 0)
+
+
+@pytest.mark.parametrize("post_search", ["None", "MinLength"])
+def test_a_mate_in_one_at_the_root_is_the_searchs_answer(post_search):
+    """Solver.solve answers a mate in one before any search; the search alone (the test
+    hook) proves the same move with the same node count and the same length claims,
+    on a third of nshogi's mates in one and a sample of the generated set's short
+    problems (the shortcut's mates, and the searches it hands on unchanged); every one
+    of them in the slow variant."""
+    _compare_with_the_search(MATE_IN_1[::3] + SHORT[::10], post_search)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("post_search", ["None", "MinLength"])
+def test_every_mate_in_one_at_the_root_is_the_searchs_answer(post_search):
+    _compare_with_the_search(MATE_IN_1 + SHORT, post_search)
+
+
+def _compare_with_the_search(positions, post_search):
+    solver = Solver(1)
+    wrong = []
+    for sfen in positions:
+        solver.clear()
+        ours = _answer(solver.solve(sfen, nodes_limit=200_000, post_search=post_search))
+        searched = _solve_by_search(sfen, 200_000, post_search, hash_mb=1)
+        if ours != searched:
+            wrong.append(f"{sfen}: {ours} != {searched}")
+    assert not wrong, f"{len(wrong)} of {len(positions)}:\n" + "\n".join(wrong[:10])
+
+
+def test_a_mate_in_one_reports_its_end_as_the_search_does():
+    """The USI engine takes its statistics from the last progress report: one comes."""
+    reports = []
+    result = Solver(1).solve(MATE_IN_1[0], on_progress=reports.append, progress_interval_ms=0)
+    assert result.mate_length == 1 and result.min_length == 1
+    (last,) = reports
+    assert (last.proof_number, last.mate_length, last.nodes) == (0, 1, result.nodes)
+
+
+def test_a_result_built_from_fields_is_the_dataclasss():
+    fields = {
+        "status": "mate",
+        "moves": ["G*5b"],
+        "nodes": 5,
+        "time_ms": 1,
+        "hashfull": 2,
+        "error": None,
+        "certification": None,
+        "stop_reason": None,
+        "line_nodes": 3,
+        "min_length": 1,
+        "shortest_possible": 1,
+        "length_stop": None,
+    }
+    assert set(fields) == {f.name for f in dataclasses.fields(MateResult)}
+    built = _mate_result(dict(fields))
+    assert built == MateResult(**fields)
+    assert repr(built) == repr(MateResult(**fields))
+    assert dataclasses.asdict(built) == fields
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.nodes = 0  # type: ignore[misc]
+
+
+def test_the_core_builds_every_field():
+    """Each result field the core fills, in the dataclass's order."""
+    result = Solver(1).solve(MATE_IN_1[0])
+    assert list(vars(result)) == [f.name for f in dataclasses.fields(MateResult)]
+
+
+MIXED = [
+    MATE_IN_1[0],
+    SHORT[0],
+    next(s for s, e, _, _ in GENERATED if e == "nomate"),
+    next(s for s, e, _, _ in GENERATED if e == "7"),
+    "startpos moves 7g7f 3c3d",  # position text with moves: read in Python first
+    Position(MATE_IN_1[1]),
+    "4k4/9/9/9/9/9/9/9/9 b - 1",  # no attacker pieces: no mate
+    "k8/9/9/9/9/9/9/9/8K w - 1",  # the side to move attacks; nothing gives check
+]
+
+
+@pytest.mark.parametrize("certify", [False, True])
+def test_search_many_answers_as_one_search_a_position(certify):
+    """Two solvers, the same positions in the same order: the same results (the
+    tables learn the same things), certificates included."""
+    request = SearchRequest(nodes_limit=100_000, certify=certify)
+    one, many = Solver(4), Solver(4)
+    expected = [one.search(p, request) for p in MIXED]
+    got = many.search_many(MIXED, request)
+    assert [dataclasses.replace(r, time_ms=0) for r in got] == [
+        dataclasses.replace(r, time_ms=0) for r in expected
+    ]
+    if certify:
+        assert any(r.certification is not None for r in got)
+
+
+def test_search_many_answers_text_that_is_no_position_as_invalid():
+    request = SearchRequest(nodes_limit=1000)
+    results = Solver(1).search_many([MATE_IN_1[0], "not a position", "sfen 9/9 b - 1"], request)
+    assert [r.status for r in results] == ["mate", "invalid", "invalid"]
+    assert results[1].error and results[2].error
+    with pytest.raises(ValueError):
+        Solver(1).search("not a position", request)  # one search still raises
+
+
+def test_search_many_checks_its_request():
+    solver = Solver(1)
+    with pytest.raises(TypeError, match="SearchRequest"):
+        solver.search_many([MATE_IN_1[0]], {"nodes_limit": 5})  # type: ignore[arg-type]
+    assert solver.state == "idle"
+    assert solver.search_many([], SearchRequest()) == []
+
+
+def test_search_many_after_stop_searches_no_more():
+    """stop() between arm() and the call: nothing is searched, every position answers
+    "unknown" stopped; the next call searches again."""
+    solver = Solver(1)
+    solver.arm()
+    solver.stop()
+    results = solver.search_many(MATE_IN_1[:5], SearchRequest())
+    assert [(r.status, r.stop_reason, r.nodes) for r in results] == [("unknown", "stop", 0)] * 5
+    assert solver.search_many(MATE_IN_1[:1], SearchRequest())[0].status == "mate"
+
+
+def test_stop_from_another_thread_ends_a_batch():
+    """A batch of searches that would take minutes, stopped from another thread: the
+    call returns at once with a result for every position, the rest "unknown"."""
+    hard = "4k4/9/9/9/9/9/9/9/9 b B4G2S9P2rb2s4n4l9p 1"  # a long first proof
+    solver = Solver(16)
+    timer = threading.Timer(0.3, solver.stop)
+    timer.start()
+    try:
+        results = solver.search_many([hard] * 50, SearchRequest(post_search="None"))
+    finally:
+        timer.cancel()
+    assert len(results) == 50
+    assert results[-1].status == "unknown" and results[-1].stop_reason == "stop"
+    assert solver.state == "idle"
