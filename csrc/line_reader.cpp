@@ -219,7 +219,8 @@ int LineReader::drop_futile_replies(MoveList& list, const Read& rd, uint16_t rc)
 
 // The checks the table proves within rc, with their recorded lengths (proving
 // the position again once when none is there).
-int LineReader::proven_checks(const Read& rd, const MoveList& list, uint16_t rc, Move* proven, uint16_t* recorded) {
+int LineReader::proven_checks(const Read& rd, const MoveList& list, uint16_t rc, bool first_mate, Move* proven,
+                              uint16_t* recorded) {
   int np = 0;
   for (int attempt = 0; attempt < 2 && np == 0; ++attempt) {
     for (Move m : list) {
@@ -229,6 +230,8 @@ int LineReader::proven_checks(const Read& rd, const MoveList& list, uint16_t rc,
       if (t.found && t.pn == 0) {
         proven[np] = m;
         recorded[np++] = t.mate_len;
+        // A check that mates at once is the first of the shortest: no later one is chosen.
+        if (first_mate && t.mate_len == 0) return np;
       }
     }
     if (np == 0 && (attempt > 0 || s_.prove(rd.depth, rd.path_key, rd.r).pn != 0)) break;
@@ -240,7 +243,9 @@ int LineReader::proven_checks(const Read& rd, const MoveList& list, uint16_t rc,
 bool LineReader::choose_check(const Read& rd, const MoveList& list, uint16_t rc, Move& chosen, uint16_t& chosen_len) {
   Move proven[MAX_MOVES];
   uint16_t recorded[MAX_MOVES];
-  int np = proven_checks(rd, list, rc, proven, recorded);
+  // Without the composers' tie-break the first of the shortest checks is chosen.
+  bool tie_break = rd.tie_break && s_.futility_.enabled();
+  int np = proven_checks(rd, list, rc, !tie_break, proven, recorded);
   if (np == 0) return false;
   int pick = 0;
   for (int i = 1; i < np; ++i)
@@ -249,7 +254,7 @@ bool LineReader::choose_check(const Read& rd, const MoveList& list, uint16_t rc,
   // The attacker mates fastest and, composers add, uses up the pieces in
   // hand (zukou-025, -059: two mates of one length, one leaving a piece,
   // decide which defence is the longest without spare pieces).
-  if (rd.tie_break && s_.futility_.enabled() && np > 1 && rc <= kSpareHorizon) {
+  if (tie_break && np > 1 && rc <= kSpareHorizon) {
     int best = fewest_spare_check(rd, proven, recorded, np, pick, rc);
     if (best >= 0) {
       pick = best;

@@ -49,7 +49,10 @@ class LineReader {
   bool budget_spent(bool exact);
   int drop_futile_replies(MoveList& list, const Read& rd, uint16_t rc);
   bool choose_check(const Read& rd, const MoveList& list, uint16_t rc, Move& chosen, uint16_t& chosen_len);
-  int proven_checks(const Read& rd, const MoveList& list, uint16_t rc, Move* proven, uint16_t* recorded);
+  // The proven checks of `list` and their recorded lengths; with `first_mate`, it
+  // stops at the first check that mates at once.
+  int proven_checks(const Read& rd, const MoveList& list, uint16_t rc, bool first_mate, Move* proven,
+                    uint16_t* recorded);
   int fewest_spare_check(const Read& rd, const Move* proven, const uint16_t* recorded, int np, int pick, uint16_t rc);
   bool replies_mated(const Read& rd, const MoveList& list, uint16_t rc, uint16_t* lens);
   int longest_proven_reply(const Read& rd, const MoveList& list, uint16_t rc, uint16_t& t, uint64_t& pick_key);

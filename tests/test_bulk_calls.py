@@ -162,3 +162,24 @@ def test_stop_from_another_thread_ends_a_batch():
     assert len(results) == 50
     assert results[-1].status == "unknown" and results[-1].stop_reason == "stop"
     assert solver.state == "idle"
+
+
+def test_solve_many_in_this_process_answers_as_one_search_a_position():
+    """solve_many(jobs=1) hands its chunks to Solver.search_many: the same results as a
+    search() a position on a table of the same size, text that is no position answered
+    "invalid" with the reason, as before."""
+    from usi_mate import solve_many
+
+    positions = [*MIXED, "not a position", MATE_IN_1[2]]
+    request = SearchRequest(nodes_limit=100_000, post_search="None")
+    solver = Solver(4)
+    expected = []
+    for p in positions:
+        try:
+            expected.append(solver.search(p, request))
+        except ValueError as e:
+            expected.append(MateResult("invalid", error=str(e)))
+    got = list(solve_many(positions, hash_mb=4, nodes_limit=100_000, post_search="None"))
+    assert [dataclasses.replace(r, time_ms=0) for r in got] == [
+        dataclasses.replace(r, time_ms=0) for r in expected
+    ]

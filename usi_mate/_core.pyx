@@ -435,7 +435,7 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
         solver._solver.stop()
 
 
-def _is_bare_sfen(str text):
+cdef inline bint _is_bare_sfen(str text):
     """Whether ``text`` is an SFEN alone (no ``startpos``, ``sfen`` or ``position``
     prefix, no ``moves``): what the core reads itself."""
     return not text.startswith(("startpos", "sfen", "position")) and "moves" not in text
@@ -792,14 +792,15 @@ cdef class Solver:
         if not isinstance(request, settings.SearchRequest):
             self.disarm()
             raise TypeError(f"request must be a SearchRequest, not {type(request).__name__}")
-        texts = []  # (index, SFEN) of the positions to search
-        refused = []  # (index, why the text is no position)
-        for i, position in enumerate(positions):
+        cdef list texts = []  # the SFEN of each position, or why it is no position (an exception)
+        for position in positions:
+            if type(position) is str and _is_bare_sfen(position):
+                texts.append(position)
+                continue
             try:
-                texts.append((i, position if isinstance(position, str) and _is_bare_sfen(position)
-                              else _position_sfen(position)))
+                texts.append(_position_sfen(position))
             except ValueError as e:
-                refused.append((i, str(e)))
+                texts.append(e)
             except BaseException:
                 self.disarm()
                 raise
@@ -812,19 +813,12 @@ cdef class Solver:
         try:
             self._solver.set_progress(NULL, NULL, 0)
             if threading.current_thread() is threading.main_thread():
-                found = _main_thread_searcher().run(lambda: self._search_many_native(texts, request),
-                                                    self.stop)
-            else:
-                found = self._search_many_native(texts, request)
+                return _main_thread_searcher().run(lambda: self._search_many_native(texts, request),
+                                                   self.stop)
+            return self._search_many_native(texts, request)
         finally:
             with self._lock:
                 self._state = "idle"
-        results = [None] * (len(texts) + len(refused))
-        for (i, _), result in zip(texts, found):
-            results[i] = result
-        for i, why in refused:
-            results[i] = MateResult("invalid", error=why)
-        return results
 
     def _search_many_native(self, list texts, request):
         """The searches of search_many(), each without the GIL: their MateResults."""
@@ -833,19 +827,24 @@ cdef class Solver:
         cdef string c_sfen
         cdef bint certify = request.certify
         cdef bint and_root = request.root_is_and_node_if_checked
-        found = []
-        for _, sfen in texts:
+        cdef bint searched = False
+        cdef list found = []
+        for sfen in texts:
+            if type(sfen) is not str:
+                found.append(MateResult("invalid", error=str(sfen)))
+                continue
             if self._solver.stop_requested():
                 found.append(_STOPPED)  # not searched: stop() came first
                 continue
             c_sfen = sfen.encode()
             with nogil:
                 out = c_solve(self._solver[0], c_sfen, limits)
+            searched = True
             certification = None
             if certify and out.status == 2:
                 certification = _certification(sfen, _certificate(out), and_root)
             found.append(_result(out, certification))
-        if found:
+        if searched:
             self._refine = _refine_stats(out)
         return found
 
