@@ -66,3 +66,22 @@ def test_a_missing_file_names_the_variable(tmp_path):
     assert r.returncode == 2
     assert "no such problem file: tendo.sfen" in r.stderr
     assert "USI_MATE_PROBLEMS" in r.stderr
+
+
+def test_the_search_trace_prints_progress_rows_and_the_end(tmp_path):
+    """scripts.trace_search (issue 47's tool): rows of the core's progress reports and a
+    last row with the answer, from any folder."""
+    env = {k: v for k, v in os.environ.items() if k != "USI_MATE_PROBLEMS"}
+    env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, str(REPO_ROOT)])
+    args = ["zukou.sfen", "--only", "zukou-002", "--seconds", "5", "--every", "0", "--hash", "16"]
+    r = subprocess.run(
+        [sys.executable, "-m", "scripts.trace_search", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = [line for line in r.stdout.splitlines() if line.startswith("| zukou-002 |")]
+    assert rows and "mate " in rows[-1] and "(published 21)" in rows[-1], r.stdout
