@@ -156,6 +156,24 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, const SearchLi
   return out;
 }
 
+// One search after another on `sfens`, in one call without the GIL: a caller
+// that reads results on another thread meanwhile is not held up by each search
+// taking the GIL back. Once stop() is asked for, the positions left are not
+// searched: "unknown", stopped, no nodes.
+inline void solve_many(Solver& solver, const std::vector<std::string>& sfens, const SearchLimits& limits,
+                       std::vector<SolveOutput>& outs) {
+  outs.clear();
+  outs.reserve(sfens.size());
+  for (const std::string& sfen : sfens) {
+    if (solver.stop_requested()) {
+      outs.emplace_back();
+      outs.back().stop_reason = int(StopReason::Stopped);
+      continue;
+    }
+    outs.push_back(solve(solver, sfen, limits));
+  }
+}
+
 // The line in a progress report, in USI (empty when the report has none).
 inline std::vector<std::string> progress_moves(const SearchProgress& p) {
   return p.line ? to_usi(*p.line) : std::vector<std::string>();

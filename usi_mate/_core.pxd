@@ -133,6 +133,8 @@ cdef extern from "api.h" namespace "usi_mate::api":
         vector[string] cert_failed_path
 
     SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, const SearchLimits&) except + nogil
+    void c_solve_many "usi_mate::api::solve_many"(CSolver&, const vector[string]&, const SearchLimits&,
+                                                  vector[SolveOutput]&) except + nogil
 
     cdef struct ProbeOutput:
         int status

@@ -477,10 +477,6 @@ cdef object _result(SolveOutput& out, certification):
     })
 
 
-# What search_many() answers for a position it did not search because stop() came first.
-_STOPPED = MateResult("unknown", stop_reason="stop")
-
-
 cdef object _refine_stats(SolveOutput& out):
     return (out.refine_positions, out.refine_nodes, out.refine_passes, list(out.refine_split))
 
@@ -821,31 +817,31 @@ cdef class Solver:
                 self._state = "idle"
 
     def _search_many_native(self, list texts, request):
-        """The searches of search_many(), each without the GIL: their MateResults."""
+        """The searches of search_many(), all in one call into the core without the GIL
+        (a reader on another thread runs meanwhile): their MateResults."""
         cdef SearchLimits limits = _search_limits(request)
-        cdef SolveOutput out
-        cdef string c_sfen
+        cdef vector[string] sfens
+        cdef vector[SolveOutput] outs
+        cdef size_t k = 0
         cdef bint certify = request.certify
         cdef bint and_root = request.root_is_and_node_if_checked
-        cdef bint searched = False
+        for sfen in texts:
+            if type(sfen) is str:
+                sfens.push_back(sfen.encode())
+        with nogil:
+            c_solve_many(self._solver[0], sfens, limits, outs)
         cdef list found = []
         for sfen in texts:
             if type(sfen) is not str:
                 found.append(MateResult("invalid", error=str(sfen)))
                 continue
-            if self._solver.stop_requested():
-                found.append(_STOPPED)  # not searched: stop() came first
-                continue
-            c_sfen = sfen.encode()
-            with nogil:
-                out = c_solve(self._solver[0], c_sfen, limits)
-            searched = True
             certification = None
-            if certify and out.status == 2:
-                certification = _certification(sfen, _certificate(out), and_root)
-            found.append(_result(out, certification))
-        if searched:
-            self._refine = _refine_stats(out)
+            if certify and outs[k].status == 2:
+                certification = _certification(sfen, _certificate(outs[k]), and_root)
+            found.append(_result(outs[k], certification))
+            k += 1
+        if outs.size():
+            self._refine = _refine_stats(outs.back())
         return found
 
     def _solve_native(self, sfen, request, bint certificate):

@@ -951,18 +951,23 @@ class InOrder:
             if not self.pending:
                 return
             keys, chunk = self.pending[0]
+            outcomes = chunk.outcomes
             i = self._head
             if poll is not None:
                 poll()  # also when the head is already done: a stop must not wait for a slow item
-            while chunk.outcomes[i] is PENDING:
+            while outcomes[i] is PENDING:
                 chunk.wait(i, POLL_SECONDS)
                 if poll is not None:
                     poll()
-            self._head += 1
-            if self._head == len(keys):
+            # Hand back every outcome already in, in order, before looking again.
+            n = len(keys)
+            while i < n and outcomes[i] is not PENDING:
+                self._head = i + 1
+                yield keys[i], outcomes[i]
+                i += 1
+            if self._head == n:
                 self.pending.popleft()
                 self._head = 0
-            yield keys[i], chunk.outcomes[i]
 
     def finished(self) -> list[tuple[Any, Any]]:
         """What is already done among the tasks not yet yielded, in order (after a stop).
@@ -1093,7 +1098,9 @@ def _solve_many(
     def tasks():
         for p in positions:
             # Positions do not pickle, and their SFEN is all a search uses.
-            if isinstance(p, Position):
+            if type(p) is str:
+                yield None, (p, request)
+            elif isinstance(p, Position):
                 yield None, (p.sfen(), request)
             elif isinstance(p, str):
                 yield None, (p, request)
@@ -1107,6 +1114,9 @@ def _solve_many(
     finished = False
     try:
         for key, result in InOrder(runner).run(tasks()):
+            if type(result) is MateResult and key is None:
+                yield result
+                continue
             if key is not None:  # not a position at all
                 result = MateResult(status="invalid", error=str(key))
             elif isinstance(result, (ValueError, TypeError)):
