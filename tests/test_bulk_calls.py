@@ -211,3 +211,19 @@ def test_the_call_cost_benchmark_prints_its_table(tmp_path):
     assert "| nshogi mate-1 (3) |" in run.stdout and "| nshogi no mate (1 ply) (3) |" in run.stdout
     assert "yaneuraou500m_mate3.sfen not found (USI_MATE_PROBLEMS)" in run.stdout
     assert "wrong: 0" in run.stdout
+
+
+def test_solve_checks_its_keywords_each_call():
+    """solve() keeps the requests its keywords made lately: what SearchRequest refuses
+    is refused every time, a float for an integer after the integer's request included."""
+    solver = Solver(1)
+    assert solver.solve(MATE_IN_1[0], nodes_limit=1000).status == "mate"
+    for bad, error in [
+        ({"nodes_limit": 1000.0}, TypeError),
+        ({"nodes_limit": True}, TypeError),
+        ({"nodes_limit": [1000]}, TypeError),
+        ({"post_search": "Bogus"}, ValueError),
+    ]:
+        with pytest.raises(error):
+            solver.solve(MATE_IN_1[0], **bad)
+        assert solver.state == "idle"
