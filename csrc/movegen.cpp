@@ -114,18 +114,24 @@ bool is_pawn_drop_mate(const Position& pos, Square to) {
   return true;
 }
 
-void generate_evasions(const Position& pos, MoveList& list) {
-  list.size = 0;
-  if (!pos.in_check()) return;
+namespace {
+// The replies to a check: pushed onto `list`, or with kAnyOnly only whether there
+// is one, answered at the first found (a king that escapes, a piece that reaches a
+// target square, where some form of its move is always legal, else a drop between).
+// Checking for a mate in one asks it of every check, and most let the king step away.
+template <bool kAnyOnly>
+bool evasions(const Position& pos, MoveList& list) {
   Color us = pos.side_to_move(), them = ~us;
   Square ksq = pos.king_square(us);
   Bitboard own = pos.pieces(us);
   Bitboard checkers = pos.checkers();
   for (Bitboard t = king_attacks(ksq) & ~own; t;) {
     Square to = t.pop_lsb();
-    if (king_move_safe(pos, them, ksq, to)) list.push(make_move(ksq, to, KING));
+    if (!king_move_safe(pos, them, ksq, to)) continue;
+    if (kAnyOnly) return true;
+    list.push(make_move(ksq, to, KING));
   }
-  if (checkers.more_than_one()) return;
+  if (checkers.more_than_one()) return list.size > 0;
   Square checker = checkers.lsb();
   Bitboard between = T.between[checker][ksq];
   Bitboard target = between | checkers;
@@ -142,9 +148,17 @@ void generate_evasions(const Position& pos, MoveList& list) {
     PieceType pt = type_of(pos.piece_on(from));
     Bitboard t = attacks(us, pt, from, occ) & target;
     if (pinned.test(from)) t &= T.line[from][ksq];
+    if (kAnyOnly && t) return true;
     add_piece_moves(list, us, pt, from, t, kAll, kAll);
   }
   if (between) add_drops<false>(list, pos, between, nullptr);
+  return list.size > 0;
+}
+}  // namespace
+
+void generate_evasions(const Position& pos, MoveList& list) {
+  list.size = 0;
+  if (pos.in_check()) evasions<false>(pos, list);
 }
 
 void generate_legal(const Position& pos, MoveList& list) {
@@ -222,41 +236,9 @@ void generate_checks(const Position& pos, MoveList& list) {
   add_drops<true>(list, pos, ~occ, chk);
 }
 
-namespace {
-// generate_evasions' question "is there one?", answered at the first reply found: a
-// king that escapes, a piece that reaches a target square (some form of its move is
-// always legal), else a drop between. Checking for a mate in one asks it of every
-// check, and most checks let the king step away.
-bool has_evasion(const Position& pos) {
-  Color us = pos.side_to_move(), them = ~us;
-  Square ksq = pos.king_square(us);
-  Bitboard checkers = pos.checkers();
-  for (Bitboard t = king_attacks(ksq) & ~pos.pieces(us); t;)
-    if (king_move_safe(pos, them, ksq, t.pop_lsb())) return true;
-  if (checkers.more_than_one()) return false;
-  Square checker = checkers.lsb();
-  Bitboard between = T.between[checker][ksq];
-  Bitboard target = between | checkers;
-  Bitboard pinned = pos.pinned(us);
-  Bitboard occ = pos.pieces();
-  Bitboard movers;
-  for (Bitboard t = target; t;) movers |= pos.attackers_to(us, t.pop_lsb(), occ);
-  for (Bitboard b = movers & ~square_bb(ksq); b;) {
-    Square from = b.pop_lsb();
-    Bitboard t = attacks(us, type_of(pos.piece_on(from)), from, occ) & target;
-    if (pinned.test(from)) t &= T.line[from][ksq];
-    if (t) return true;
-  }
-  if (!between || !pos.hand(us)) return false;
-  MoveList drops;
-  add_drops<false>(drops, pos, between, nullptr);
-  return drops.size > 0;
-}
-}  // namespace
-
 bool has_legal_move(const Position& pos) {
-  if (pos.in_check()) return has_evasion(pos);
   MoveList list;
+  if (pos.in_check()) return evasions<true>(pos, list);
   generate_legal(pos, list);
   return list.size > 0;
 }

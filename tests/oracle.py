@@ -9,7 +9,10 @@ decided by pushing the move and asking ``is_check()``, not by cshogi's own
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import cshogi
@@ -18,6 +21,27 @@ import pytest
 # The collections the repository carries (problems/SOURCES.md): every test that
 # needs problems reads them from here, so a fresh clone tests itself.
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# The usi_mate under test (an in-place build or the installed package), for child processes.
+PACKAGE_ROOT = str(Path(importlib.util.find_spec("usi_mate").origin).resolve().parent.parent)
+
+
+def run_script(module: str, *args: str, cwd: Path, env_extra: dict[str, str] | None = None):
+    """``python -m <module> <args>`` (a tool of scripts/) run from ``cwd`` with this
+    checkout's usi_mate and scripts, without USI_MATE_PROBLEMS unless ``env_extra`` sets
+    it: the CompletedProcess, its output as text."""
+    env = {k: v for k, v in os.environ.items() if k != "USI_MATE_PROBLEMS"}
+    env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, str(REPO_ROOT)])  # usi_mate, scripts
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 PROBLEMS_DIR = REPO_ROOT / "problems"
 # Other collections (files in the same format that the repository may not carry,
 # such as tendo.sfen or yaneuraou500m_mate7.sfen) are read from the folder this

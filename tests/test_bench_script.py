@@ -7,30 +7,11 @@ fast the engines are (docs/BENCHMARKS.md has the measured runs)."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-from oracle import REPO_ROOT
-
-# The usi_mate under test (an in-place build or the installed package) for the child.
-PACKAGE_ROOT = str(Path(importlib.util.find_spec("usi_mate").origin).resolve().parent.parent)
+from oracle import run_script
 
 
-def run_bench(*args: str, cwd: Path, env_extra: dict[str, str] | None = None):
-    env = {k: v for k, v in os.environ.items() if k != "USI_MATE_PROBLEMS"}
-    env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, str(REPO_ROOT)])  # usi_mate, scripts
-    env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, "-m", "scripts.bench", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def run_bench(*args: str, cwd, env_extra: dict[str, str] | None = None):
+    return run_script("scripts.bench", *args, cwd=cwd, env_extra=env_extra)
 
 
 def test_default_run_uses_the_committed_collections(tmp_path):
@@ -71,17 +52,8 @@ def test_a_missing_file_names_the_variable(tmp_path):
 def test_the_search_trace_prints_progress_rows_and_the_end(tmp_path):
     """scripts.trace_search (issue 47's tool): rows of the core's progress reports and a
     last row with the answer, from any folder."""
-    env = {k: v for k, v in os.environ.items() if k != "USI_MATE_PROBLEMS"}
-    env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, str(REPO_ROOT)])
     args = ["zukou.sfen", "--only", "zukou-002", "--seconds", "5", "--every", "0", "--hash", "16"]
-    r = subprocess.run(
-        [sys.executable, "-m", "scripts.trace_search", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    r = run_script("scripts.trace_search", *args, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     rows = [line for line in r.stdout.splitlines() if line.startswith("| zukou-002 |")]
     assert rows and "mate " in rows[-1] and "(published 21)" in rows[-1], r.stdout

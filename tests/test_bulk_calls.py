@@ -6,22 +6,15 @@ position."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import os
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 from hooks import _solve_by_search
-from oracle import REPO_ROOT, load_generated, load_labelled
+from oracle import load_generated, load_labelled, run_script
 
 from usi_mate import MateResult, Position, SearchRequest, Solver
 from usi_mate.types import _mate_result
 
-# The usi_mate under test (an in-place build or the installed package) for a child process.
-PACKAGE_ROOT = str(Path(importlib.util.find_spec("usi_mate").origin).resolve().parent.parent)
 MATE_IN_1 = [s for s, _, _ in load_labelled("nshogi_mate1.sfen")]
 GENERATED = load_generated()
 # Mates of 1 and 3 plies and no-mates: the shortcut's answers, and the searches it
@@ -196,17 +189,8 @@ def test_the_call_cost_benchmark_prints_its_table(tmp_path):
     """scripts.call_cost on a few positions of the sets the repository carries, from any
     folder: a row each (the yaneuraou sets named as missing without USI_MATE_PROBLEMS),
     no wrong answer."""
-    env = {k: v for k, v in os.environ.items() if k != "USI_MATE_PROBLEMS"}
-    env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, str(REPO_ROOT)])  # usi_mate, scripts
     args = ["--rounds", "1", "--count", "3", "--nodes", "10000", "--hash", "1"]
-    run = subprocess.run(
-        [sys.executable, "-m", "scripts.call_cost", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = run_script("scripts.call_cost", *args, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "| nshogi mate-1 (3) |" in run.stdout and "| nshogi no mate (1 ply) (3) |" in run.stdout
     assert "yaneuraou500m_mate3.sfen not found (USI_MATE_PROBLEMS)" in run.stdout

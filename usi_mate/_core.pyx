@@ -636,6 +636,16 @@ cdef class Solver:
             if self._state == "armed":
                 self._state = "idle"
 
+    def _start_running(self):
+        """Mark the Solver running (RuntimeError when it already is); a stop() from now on
+        is seen, and one since arm() is kept."""
+        with self._lock:
+            if self._state == "running":
+                raise RuntimeError("this Solver is already searching (use one Solver per thread)")
+            if self._state == "idle":
+                self._solver.reset_stop()
+            self._state = "running"
+
     def stop(self):
         """Ask a running (or armed) search to stop; safe from any thread, a no-op when idle."""
         with self._lock:
@@ -753,12 +763,7 @@ cdef class Solver:
         except BaseException:
             self.disarm()
             raise
-        with self._lock:
-            if self._state == "running":
-                raise RuntimeError("this Solver is already searching (use one Solver per thread)")
-            if self._state == "idle":
-                self._solver.reset_stop()
-            self._state = "running"
+        self._start_running()
         try:
             self._on_progress = on_progress
             self._callback_error = None
@@ -820,12 +825,7 @@ cdef class Solver:
             except BaseException:
                 self.disarm()
                 raise
-        with self._lock:
-            if self._state == "running":
-                raise RuntimeError("this Solver is already searching (use one Solver per thread)")
-            if self._state == "idle":
-                self._solver.reset_stop()
-            self._state = "running"
+        self._start_running()
         try:
             self._solver.set_progress(NULL, NULL, 0)
             if threading.current_thread() is threading.main_thread():
