@@ -211,3 +211,22 @@ def test_solve_checks_its_keywords_each_call():
         with pytest.raises(error):
             solver.solve(MATE_IN_1[0], **bad)
         assert solver.state == "idle"
+
+
+def test_a_result_pickles_as_its_field_values():
+    """Workers send results as their field values (MateResult.__reduce__): what comes
+    back is equal, has every field in order, and copies and replaces as a dataclass."""
+    import copy
+    import pickle
+
+    from usi_mate import solve
+
+    certified = solve("6R+P1/8k/7sp/9/9/9/9/9/9 b r2b4g3s4n4l16p 1", certify=True)
+    assert certified.certification is not None
+    results = [Solver(1).solve(MATE_IN_1[0]), certified, MateResult("invalid", error="why")]
+    for result in results:
+        back = pickle.loads(pickle.dumps(result))
+        assert back == result and repr(back) == repr(result)
+        assert list(vars(back)) == [f.name for f in dataclasses.fields(MateResult)]
+        assert copy.deepcopy(result) == result
+        assert dataclasses.replace(back, nodes=7).nodes == 7

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 MateStatus = Literal["mate", "nomate", "unknown", "invalid"]
@@ -77,6 +77,12 @@ class MateResult:
     # minimum is proven or no such search ran.
     length_stop: StopReason | None = None
 
+    def __reduce__(self):
+        # Pickled as its field values in order: a worker process sends every result to
+        # its parent, and the default (class, then a dict of names) cost a mate in one
+        # more than its search. _mate_result fills the fields in this order too.
+        return (_unpickle_result, (tuple(self.__dict__.values()),))
+
     @property
     def min_length_proven(self) -> bool:
         """No shorter mate exists: ``min_length`` is set.
@@ -113,6 +119,12 @@ class MateResult:
 
 _new_object = object.__new__
 _set_attribute = object.__setattr__
+_RESULT_FIELDS = tuple(f.name for f in fields(MateResult))
+
+
+def _unpickle_result(values: tuple) -> MateResult:
+    """The MateResult pickled by ``MateResult.__reduce__`` (its field values in order)."""
+    return _mate_result(dict(zip(_RESULT_FIELDS, values)))
 
 
 def _mate_result(fields: dict) -> MateResult:
