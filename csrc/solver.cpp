@@ -171,10 +171,20 @@ void Solver::report_progress(const std::vector<Move>* line) {
   progress_.fn(progress_.ctx, p);
 }
 
-bool Solver::mate_in_one_at_root(Position& pos, const SearchLimits& limits, SearchResult& result) {
+bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchResult& result) {
   if (main_.attacker_ != pos.side_to_move() || stop_requested_.load(std::memory_order_relaxed)) return false;
   MoveList checks;
   generate_checks(pos, checks);
+  if (checks.size == 0) {
+    // No check, no mate. (A length limit makes it "none within the length", and a
+    // certificate is the search's to build: those go on to the search.)
+    if (limits.max_length > 0 || limits.certify_nodes > 0) return false;
+    result.status = MateStatus::NoMate;
+    main_.seen_.root_pn = PN_INF;
+    main_.seen_.root_dn = 0;
+    report_progress();  // the report the search ends with (the USI layer's statistics)
+    return true;
+  }
   for (Move m : checks) {
     ++main_.nodes_;
     ScopedMove child(pos, m);
@@ -182,7 +192,6 @@ bool Solver::mate_in_one_at_root(Position& pos, const SearchLimits& limits, Sear
     result.status = MateStatus::Mate;
     result.pv.assign(1, m);
     if (limits.post_search == PostSearchLevel::MinLength) result.min_length = result.min_length_lower = 1;
-    // The report the search ends with (the USI layer takes its statistics from it).
     main_.seen_.root_pn = 0;
     main_.seen_.root_dn = PN_INF;
     progress_.mate_len_upper = 1;
@@ -233,7 +242,7 @@ SearchResult Solver::run(Position& pos, const SearchLimits& limits, bool root_sh
     result.status = MateStatus::Invalid;
     return finish();
   }
-  if (root_shortcut && mate_in_one_at_root(pos, limits, result)) return finish();
+  if (root_shortcut && settled_at_root(pos, limits, result)) return finish();
   main_.futility_.new_solve(limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength,
                             limits.futility_node_cap);
   main_.salt_ = material_salt(pos, main_.attacker_) ^ main_.futility_.salt();

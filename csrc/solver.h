@@ -116,12 +116,14 @@ class Solver {
   // Rebuilds the line into `line` within the current budget (post_search.cpp).
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
                     bool* cut_short = nullptr, uint16_t* tree_len = nullptr);
-  // solve(); `root_shortcut` false searches a mate in one too (tests compare the two).
+  // solve(); `root_shortcut` false searches the roots settled_at_root answers too
+  // (tests compare the two).
   SearchResult run(Position& pos, const SearchLimits& limits, bool root_shortcut);
-  // A mate in one at an attacker's root, answered from the move generator before any
-  // search machinery (table, helpers, line reading): the first check in generation
-  // order that mates, which is the move the search would prove and read first.
-  bool mate_in_one_at_root(Position& pos, const SearchLimits& limits, SearchResult& result);
+  // An attacker's root with no check (no mate) or with a check that mates at once,
+  // answered from the move generator before any search machinery (table, helpers,
+  // line reading): for a mate, the first mating check in generation order, which is
+  // the move the search proves and reads first on a fresh table. True when answered.
+  bool settled_at_root(Position& pos, const SearchLimits& limits, SearchResult& result);
   static void on_tick(void* self);
   // `line`: a line just read, sent with this report only (SearchProgress::line).
   void report_progress(const std::vector<Move>* line = nullptr);

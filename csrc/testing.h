@@ -305,7 +305,8 @@ struct Access {
 };
 
 // A solve on a fresh table by the search alone: no mate-in-one answer at the
-// root before it (Solver::mate_in_one_at_root), for tests that compare the two.
+// root before it, nor "no check, no mate" (Solver::settled_at_root), for tests that
+// compare the two.
 // With it, what the table then holds for the root (as Solver::probe answers):
 // 1 proven, 2 disproven, 0 other; the hand (P L N S B R G) and the mate length.
 struct SearchedSolve {

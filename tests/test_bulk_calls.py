@@ -20,6 +20,8 @@ GENERATED = load_generated()
 # Mates of 1 and 3 plies and no-mates: the shortcut's answers, and the searches it
 # hands on (its nodes forgotten) unchanged.
 SHORT = [s for s, e, _, _ in GENERATED if e in ("1", "3", "nomate")]
+# No mate in one ply: most of them have no check at all (1,368 of 1,574).
+NO_MATE_1 = [s for s, _, _ in load_labelled("nshogi_nomate1ply.sfen")]
 
 
 def _answer(r: MateResult) -> tuple:
@@ -27,19 +29,32 @@ def _answer(r: MateResult) -> tuple:
 
 
 @pytest.mark.parametrize("post_search", ["None", "MinLength"])
-def test_a_mate_in_one_at_the_root_is_the_searchs_answer(post_search):
-    """Solver.solve answers a mate in one before any search; the search alone (the test
-    hook) proves the same move with the same node count and the same length claims,
-    on a third of nshogi's mates in one and a sample of the generated set's short
-    problems (the shortcut's mates, and the searches it hands on unchanged); every one
-    of them in the slow variant."""
-    _compare_with_the_search(MATE_IN_1[::3] + SHORT[::10], post_search)
+def test_a_root_settled_by_the_move_generator_is_the_searchs_answer(post_search):
+    """Solver.solve answers a mate in one, and a root without a check, before any
+    search; the search alone (the test hook) gives the same verdict, move, node count
+    and length claims, on a third of nshogi's mates in one, a twentieth of its no-mates and
+    a sample of the generated set's short problems (the searches the shortcut hands on
+    unchanged); every one of them in the slow variant."""
+    _compare_with_the_search(MATE_IN_1[::3] + NO_MATE_1[::20] + SHORT[::10], post_search)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("post_search", ["None", "MinLength"])
-def test_every_mate_in_one_at_the_root_is_the_searchs_answer(post_search):
-    _compare_with_the_search(MATE_IN_1 + SHORT, post_search)
+def test_every_root_settled_by_the_move_generator_is_the_searchs_answer(post_search):
+    _compare_with_the_search(MATE_IN_1 + NO_MATE_1 + SHORT, post_search)
+
+
+def test_a_root_without_check_keeps_the_length_limit_and_the_certificate():
+    """Without a check there is no mate; but with max_length the answer stays "none
+    within the length" (a longer mate is not what was asked), and certify still gets
+    its disproof tree: those go to the search."""
+    no_check = next(s for s in NO_MATE_1 if not Position(s).check_moves())
+    solver = Solver(1)
+    assert solver.solve(no_check).status == "nomate"
+    limited = solver.solve(no_check, max_length=5)
+    assert (limited.status, limited.stop_reason) == ("unknown", "length")
+    certified = solver.solve(no_check, certify=True)
+    assert certified.status == "nomate" and certified.certification.status == "certified"
 
 
 def _compare_with_the_search(positions, post_search):
