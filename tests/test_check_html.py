@@ -26,7 +26,7 @@ from html.parser import HTMLParser
 import pytest
 from board_svg import cell, drawn_board, marked_squares, pieces_of
 from png import read_png
-from test_check import COOK_AT_3, ENV, NODES, PACKAGE_ROOT, SOUND
+from test_check import COOK_AT_3, NODES, SOUND, run_cli
 
 from usi_mate import Position, Solver, check
 from usi_mate.check_html import BOARD_COLOUR, format_html
@@ -128,16 +128,7 @@ def test_without_cshogi_the_page_has_text_diagrams(report, monkeypatch):
 
 
 def run_check(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "usi_mate", "check", *args, "--nodes", str(NODES), "--hash", "16"],
-        env=ENV,
-        cwd=PACKAGE_ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
+    return run_cli("check", *args, "--nodes", str(NODES), "--hash", "16")
 
 
 @pytest.fixture(scope="module")

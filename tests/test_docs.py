@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -135,19 +136,11 @@ def _complete(text: str) -> bool:
     """Whether a command line is whole: no continuation backslash, no open quote."""
     if text.rstrip().endswith("\\"):
         return False
-    quote, i = "", 0
-    code = _split_outside_quotes(text, "#")[0]
-    while i < len(code):
-        c = code[i]
-        if c == "\\" and quote != "'":
-            i += 2
-            continue
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        i += 1
-    return not quote
+    try:
+        shlex.split(_split_outside_quotes(text, "#")[0])
+    except ValueError:  # "No closing quotation"
+        return False
+    return True
 
 
 def _runnable(step: str) -> bool:

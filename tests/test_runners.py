@@ -169,16 +169,23 @@ def _lost():
     raise RuntimeError("worker lost")
 
 
-def test_an_executor_chunk_that_fails_as_a_whole_runs_again_a_position_a_task():
-    executor = _NoChunks()
+def _mates_in_one_on(executor, pool, size: int, count: int) -> list:
+    """``count`` mates in one through an ExecutorRunner on ``executor``, chunks of ``size``
+    (``pool`` shut down after): the (key, outcome) pairs, checked to be in input order."""
     runner = ExecutorRunner(executor, SPEC, window=2)
-    runner.sizer.size = 3
+    runner.sizer.size = size
     request = SearchRequest(nodes_limit=10_000)
     try:
-        got = list(InOrder(runner).run([(n, (MATE1, request)) for n in range(5)]))
+        got = list(InOrder(runner).run([(n, (MATE1, request)) for n in range(count)]))
     finally:
-        executor.shutdown()
-    assert [key for key, _ in got] == list(range(5))
+        pool.shutdown()
+    assert [key for key, _ in got] == list(range(count))
+    return got
+
+
+def test_an_executor_chunk_that_fails_as_a_whole_runs_again_a_position_a_task():
+    executor = _NoChunks()
+    got = _mates_in_one_on(executor, executor, size=3, count=5)
     assert all(isinstance(o, MateResult) and o.moves == ["G*5b"] for _, o in got)
     # Two chunks (3 and 2 positions), each failed, then each position alone.
     assert sorted(n for n in executor.submitted if n > 1) == [2, 3]
@@ -244,13 +251,6 @@ def test_an_executor_task_gives_back_what_its_budget_left(monkeypatch):
             submitted.append(len(args[0]))
             return pool.submit(fn, *args, **kwargs)
 
-    runner = ExecutorRunner(Counting(), SPEC, window=2)
-    runner.sizer.size = 6
-    request = SearchRequest(nodes_limit=10_000)
-    try:
-        got = list(InOrder(runner).run([(n, (MATE1, request)) for n in range(6)]))
-    finally:
-        pool.shutdown()
-    assert [key for key, _ in got] == list(range(6))
+    got = _mates_in_one_on(Counting(), pool, size=6, count=6)
     assert all(o.moves == ["G*5b"] for _, o in got)
     assert len(submitted) == 6 and submitted[0] == 6  # the rest given back each time

@@ -280,10 +280,10 @@ def _request(*args):
     """SearchRequest of solve()'s keywords (in _make_request's order), validated once."""
     try:
         return _cached_request(*args)
-    except TypeError as e:
-        if "unhashable" not in str(e):
-            raise
-        return _make_request(*args)  # a list where a number belongs: its own error
+    except TypeError:
+        # Unhashable (a list where a number belongs) or refused: made again uncached,
+        # the request raises its own error.
+        return _make_request(*args)
 
 
 cdef SearchLimits _search_limits(request) except *:
