@@ -657,8 +657,8 @@ cdef class Solver:
 
         For a proven position the hand is its proof hand (the attacker pieces the
         mate needs), for a disproven one its disproof hand; a dict P L N S B R G.
-        Meant for tests and tools; searching fills the table (a mate in one at the
-        root of a solve is answered before any search, and leaves nothing in it).
+        Meant for tests and tools; searching fills the table (a root with a mate in one,
+        or without any check, is answered before any search and leaves nothing in it).
         """
         if not isinstance(position, Position):
             position = Position(position)
