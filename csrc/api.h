@@ -2,6 +2,7 @@
 // errors as std::invalid_argument (Cython turns them into ValueError).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -159,18 +160,23 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, const SearchLi
 // One search after another on `sfens`, in one call without the GIL: a caller
 // that reads results on another thread meanwhile is not held up by each search
 // taking the GIL back. Once stop() is asked for, the positions left are not
-// searched: "unknown", stopped, no nodes.
+// searched: "unknown", stopped, no nodes. With `searching` (memory another
+// process watches: a worker's supervisor), labels[k] is written there before
+// sfens[k] is searched, so that a process killed mid-search tells which position
+// it was on.
 inline void solve_many(Solver& solver, const std::vector<std::string>& sfens, const SearchLimits& limits,
-                       std::vector<SolveOutput>& outs) {
+                       std::vector<SolveOutput>& outs, volatile int64_t* searching = nullptr,
+                       const std::vector<int64_t>* labels = nullptr) {
   outs.clear();
   outs.reserve(sfens.size());
-  for (const std::string& sfen : sfens) {
+  for (size_t k = 0; k < sfens.size(); ++k) {
     if (solver.stop_requested()) {
       outs.emplace_back();
       outs.back().stop_reason = int(StopReason::Stopped);
       continue;
     }
-    outs.push_back(solve(solver, sfen, limits));
+    if (searching) *searching = (*labels)[k];
+    outs.push_back(solve(solver, sfens[k], limits));
   }
 }
 

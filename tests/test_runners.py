@@ -23,6 +23,7 @@ from usi_mate.runners import (
     ProcessRunner,
     SolverSpec,
     Stopped,
+    ThreadRunner,
     WorkerDied,
 )
 from usi_mate.types import MateResult
@@ -237,6 +238,35 @@ def test_worker_processes_take_a_chunk_a_slice_at_a_time():
         runner.stop()
     assert all(o.moves == ["G*5b"] for o in chunk.outcomes)
     assert runner._next_id - first_order >= 8  # 40 positions, 5 at a time
+
+
+def test_a_worker_answers_as_this_process_does_across_its_runs():
+    """A worker searches runs of its chunk in one call into the core; the outcomes are
+    one search() each: results, the error of text that is no position, and a change of
+    request between runs."""
+    quick, strict = SearchRequest(nodes_limit=10_000), SearchRequest(max_length=1)
+    items = [(MATE1, quick), ("not a position", quick), (MATE1, quick), (HARD, strict)]
+    items += [(MATE1, quick)] * 5
+    outcomes = []
+    for runner in (ThreadRunner(SPEC), ProcessRunner(1, SPEC)):
+        chunk = Chunk(list(items))
+        try:
+            runner.submit(chunk)
+            deadline = time.monotonic() + 30
+            while PENDING in chunk.outcomes:
+                assert time.monotonic() < deadline, chunk.outcomes
+                chunk.wait(chunk.outcomes.index(PENDING), 0.1)
+        finally:
+            runner.stop()
+        outcomes.append(
+            [
+                (type(o).__name__, str(o)) if isinstance(o, Exception) else (o.status, o.moves)
+                for o in chunk.outcomes
+            ]
+        )
+    here, worker = outcomes
+    assert worker == here
+    assert here[1][0] == "ValueError" and here[3] == ("unknown", [])
 
 
 def test_an_executor_task_gives_back_what_its_budget_left(monkeypatch):

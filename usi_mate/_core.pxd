@@ -1,6 +1,6 @@
 # Declarations of the C++ core (csrc/) used by _core.pyx. Declarations only.
 from libc.stddef cimport size_t
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t, uintptr_t
 from libcpp.string cimport string
 from libcpp.pair cimport pair
 from libcpp.vector cimport vector
@@ -134,7 +134,7 @@ cdef extern from "api.h" namespace "usi_mate::api":
 
     SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, const SearchLimits&) except + nogil
     void c_solve_many "usi_mate::api::solve_many"(CSolver&, const vector[string]&, const SearchLimits&,
-                                                  vector[SolveOutput]&) except + nogil
+                                                  vector[SolveOutput]&, int64_t*, const vector[int64_t]*) except + nogil
 
     cdef struct ProbeOutput:
         int status

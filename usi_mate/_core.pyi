@@ -109,3 +109,6 @@ class Solver:
     def search_many(
         self, positions: Iterable[Position | str], request: SearchRequest
     ) -> list[MateResult]: ...
+    def _search_run(
+        self, texts: list[str], request: SearchRequest, searching: int, labels: list[int]
+    ) -> list[MateResult]: ...

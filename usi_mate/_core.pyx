@@ -836,20 +836,40 @@ cdef class Solver:
             with self._lock:
                 self._state = "idle"
 
-    def _search_many_native(self, list texts, request):
+    def _search_run(self, list texts, request, uintptr_t searching, list labels):
+        """search_many() in a worker process, on the calling thread: ``texts`` are SFEN
+        text, and before the search of ``texts[k]`` the core writes ``labels[k]`` into
+        the signed 64-bit integer at address ``searching`` (shared memory its
+        supervisor reads when the process dies: the problem it was on)."""
+        self._start_running()
+        try:
+            self._solver.set_progress(NULL, NULL, 0)
+            return self._search_many_native(texts, request, searching, labels)
+        finally:
+            with self._lock:
+                self._state = "idle"
+
+    def _search_many_native(self, list texts, request, searching=None, list labels=None):
         """The searches of search_many(), all in one call into the core without the GIL
         (a reader on another thread runs meanwhile): their MateResults."""
         cdef SearchLimits limits = _search_limits(request)
         cdef vector[string] sfens
         cdef vector[SolveOutput] outs
+        cdef vector[int64_t] c_labels
+        cdef int64_t* c_searching = NULL
         cdef size_t k = 0
         cdef bint certify = request.certify
         cdef bint and_root = request.root_is_and_node_if_checked
         for sfen in texts:
             if type(sfen) is str:
                 sfens.push_back(sfen.encode())
+        if labels is not None:
+            c_searching = <int64_t*><uintptr_t>searching
+            for n, sfen in enumerate(texts):
+                if type(sfen) is str:
+                    c_labels.push_back(labels[n])
         with nogil:
-            c_solve_many(self._solver[0], sfens, limits, outs)
+            c_solve_many(self._solver[0], sfens, limits, outs, c_searching, &c_labels if c_searching else NULL)
         cdef list found = []
         for sfen in texts:
             if type(sfen) is not str:

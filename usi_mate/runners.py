@@ -34,6 +34,7 @@ outcomes one position at a time, in input order.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import multiprocessing
 import multiprocessing.connection
@@ -518,21 +519,66 @@ def _worker_main(conn, spec: SolverSpec, task: Task, searching) -> None:
         if message is None:
             return
         order, items = message
-        work = 0.0
-        for n, (i, text, request) in enumerate(items):
-            if n and work >= CHUNK_BUDGET_SECONDS:
-                break  # the rest goes back (see CHUNK_BUDGET_SECONDS)
-            searching.value = i
-            start = time.perf_counter()
-            answer: tuple[int, Any, Exception | None]
-            try:
-                answer = (i, task(solver, text, request, _never), None)
-            except Exception as e:  # noqa: BLE001 - reported as this task's error
-                answer = (i, None, e)
-            work += time.perf_counter() - start
-            searching.value = -1
-            replies.add(order, answer)
+        if task is solve_task:
+            work = _search_runs_in_worker(solver, items, searching, replies, order)
+        else:
+            work = 0.0
+            for n, (i, text, request) in enumerate(items):
+                if n and work >= CHUNK_BUDGET_SECONDS:
+                    break  # the rest goes back (see CHUNK_BUDGET_SECONDS)
+                searching.value = i
+                start = time.perf_counter()
+                replies.add(order, _task_answer(task, solver, i, text, request))
+                work += time.perf_counter() - start
+                searching.value = -1
         replies.finish(order, work)
+
+
+def _task_answer(
+    task: Task, solver: Solver, i: int, text: str, request: SearchRequest
+) -> tuple[int, Any, Exception | None]:
+    try:
+        return (i, task(solver, text, request, _never), None)
+    except Exception as e:  # noqa: BLE001 - reported as this task's error
+        return (i, None, e)
+
+
+def _search_runs_in_worker(solver: Solver, items: list, searching, replies, order: int) -> float:
+    """:func:`solve_task` on a worker's items, a run of positions with one request in
+    one call into the core (as :meth:`ThreadRunner._search_runs`: a mate in one costs
+    less than the call that would bring it alone). The core writes the index of the
+    problem it searches into ``searching``, as the loop of one task at a time does.
+    Runs start at one position and double, so that a chunk of costly positions still
+    stops at :data:`CHUNK_BUDGET_SECONDS` and gives the rest back. Its seconds of work."""
+    work = 0.0
+    n, size = 0, 1
+    address = ctypes.addressof(searching)
+    while n < len(items):
+        if n and work >= CHUNK_BUDGET_SECONDS:
+            break  # the rest goes back (see CHUNK_BUDGET_SECONDS)
+        request = items[n][2]
+        end = n + 1
+        while end < len(items) and end - n < size and items[end][2] in (request,):
+            end += 1
+        run, n, size = items[n:end], end, 2 * size
+        start = time.perf_counter()
+        try:
+            results: list[Any] = solver._search_run(
+                [text for _, text, _ in run], request, address, [i for i, _, _ in run]
+            )
+        except Exception as e:  # noqa: BLE001 - reported as the run's error
+            results = [e] * len(run)
+        searching.value = -1
+        for (i, text, _), result in zip(run, results):
+            if isinstance(result, Exception):
+                replies.add(order, (i, None, result))
+            elif result.status == "invalid":
+                # As solve_task answers it: text that is no position raises there.
+                replies.add(order, _task_answer(solve_task, solver, i, text, request))
+            else:
+                replies.add(order, (i, result, None))
+        work += time.perf_counter() - start
+    return work
 
 
 def _describe_exit(code: int | None) -> str:
