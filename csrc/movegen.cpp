@@ -63,7 +63,12 @@ void add_drops(MoveList& list, const Position& pos, Bitboard targets, const Bitb
   }
 }
 
-// Squares from which a piece of colour us and type pt attacks the square k.
+inline bool king_move_safe(const Position& pos, Color them, Square from, Square to) {
+  return !pos.attacked(them, to, pos.pieces() ^ square_bb(from));
+}
+
+}  // namespace
+
 void check_squares(const Position& pos, Color us, Square k, Bitboard* out) {
   Color them = ~us;
   Bitboard occ = pos.pieces();
@@ -81,12 +86,6 @@ void check_squares(const Position& pos, Color us, Square k, Bitboard* out) {
   out[HORSE] = bishop | king_attacks(k);
   out[DRAGON] = rook | king_attacks(k);
 }
-
-inline bool king_move_safe(const Position& pos, Color them, Square from, Square to) {
-  return !pos.attacked(them, to, pos.pieces() ^ square_bb(from));
-}
-
-}  // namespace
 
 bool is_pawn_drop_mate(const Position& pos, Square to) {
   Color us = pos.side_to_move(), them = ~us;

@@ -36,6 +36,10 @@ void generate_evasions(const Position& pos, MoveList& list);
 // True when dropping a pawn of the side to move on `to` would checkmate the
 // opponent (and so is illegal). Exact: the defender's king moves, captures of
 // the pawn by unpinned pieces, and whether the pawn is protected all count.
+// out[pt]: the squares from which a piece of colour us and type pt attacks the
+// square k (over the position's occupancy), for every piece type.
+void check_squares(const Position& pos, Color us, Square k, Bitboard* out);
+
 bool is_pawn_drop_mate(const Position& pos, Square to);
 
 // True when the side to move has at least one legal move (cheaper than generating all).

@@ -6,6 +6,7 @@
 #include "solver.h"
 
 #include "certify.h"
+#include "short_mates.h"
 
 namespace usi_mate {
 
@@ -185,21 +186,37 @@ bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchRe
     report_progress();  // the report the search ends with (the USI layer's statistics)
     return true;
   }
-  for (Move m : checks) {
-    ++main_.nodes_;
-    ScopedMove child(pos, m);
-    if (has_legal_move(pos)) continue;
-    result.status = MateStatus::Mate;
-    result.pv.assign(1, m);
-    if (limits.post_search == PostSearchLevel::MinLength) result.min_length = result.min_length_lower = 1;
-    main_.seen_.root_pn = 0;
-    main_.seen_.root_dn = PN_INF;
-    progress_.mate_len_upper = 1;
-    report_progress();
-    return true;
+  Move line[3];
+  int length = 0;
+  uint64_t looked_at = 0;
+  if ((line[0] = first_mating_check(pos, checks, looked_at)) != MOVE_NONE) {
+    length = 1;
+    main_.nodes_ = looked_at;
+  } else if (three_plies_settle(limits)) {
+    uint64_t made = 0;
+    if (mate_in_three(pos, checks, line, made, limits.nodes ? limits.nodes : UINT64_MAX)) {
+      length = 3;
+      main_.nodes_ = made;
+    }
   }
-  main_.nodes_ = 0;
-  return false;
+  if (length == 0) return false;
+  result.status = MateStatus::Mate;
+  result.pv.assign(line, line + length);
+  if (limits.post_search == PostSearchLevel::MinLength) result.min_length = result.min_length_lower = length;
+  main_.seen_.root_pn = 0;
+  main_.seen_.root_dn = PN_INF;
+  progress_.mate_len_upper = length;
+  report_progress();
+  return true;
+}
+
+// A mate in three (the root having none in one) is the shortest mate when every
+// reply counts. Under the composers' count a check answered only by futile
+// interpositions is a mate in one, so their length search goes to the search;
+// as does a length limit under three plies.
+bool Solver::three_plies_settle(const SearchLimits& limits) {
+  bool composers_count = limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength;
+  return !composers_count && (limits.max_length == 0 || limits.max_length >= 3);
 }
 
 SearchResult Solver::solve(const std::string& sfen, const SearchLimits& limits) {

@@ -119,11 +119,15 @@ class Solver {
   // solve(); `root_shortcut` false searches the roots settled_at_root answers too
   // (tests compare the two).
   SearchResult run(Position& pos, const SearchLimits& limits, bool root_shortcut);
-  // An attacker's root with no check (no mate) or with a check that mates at once,
-  // answered from the move generator before any search machinery (table, helpers,
-  // line reading): for a mate, the first mating check in generation order, which is
-  // the move the search proves and reads first on a fresh table. True when answered.
+  // An attacker's root with no check (no mate), with a check that mates at once, or
+  // (where three_plies_settle) with a mate in three plies, answered from the move
+  // generator before any search machinery (table, helpers, line reading,
+  // short_mates.h): a mate in one is the first mating check in generation order,
+  // which is the move the search proves and reads first on a fresh table; a mate
+  // in three the first check after which every reply is mated at once. True when
+  // answered.
   bool settled_at_root(Position& pos, const SearchLimits& limits, SearchResult& result);
+  static bool three_plies_settle(const SearchLimits& limits);
   static void on_tick(void* self);
   // `line`: a line just read, sent with this report only (SearchProgress::line).
   void report_progress(const std::vector<Move>* line = nullptr);

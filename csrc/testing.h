@@ -23,6 +23,7 @@
 #include "monitor.h"
 #include "proof_hand.h"
 #include "repetition.h"
+#include "short_mates.h"
 #include "solver.h"
 #include "tt.h"
 #include "worker.h"
@@ -69,6 +70,23 @@ inline std::vector<int> and_disproof_hand(const Position& pos, const std::string
                                           const std::vector<int>& child) {
   return hand_to_counts(and_node_disproof_hand(pos, ~pos.side_to_move(), hand_from_counts(child),
                                                api::parse_legal_move(pos, refutation)));
+}
+
+// Each legal check of the side to move: (screened as a possible mate, mates at
+// once), by check_may_mate and by making it (short_mates.h): a screen that turned
+// a mate away would make the mates in one and three the root settles wrong.
+inline std::vector<std::pair<int, int>> mate_screen(Position& pos) {
+  MoveList checks;
+  generate_checks(pos, checks);
+  Bitboard escapes = king_escape_squares(pos);
+  std::vector<std::pair<int, int>> out;
+  for (Move m : checks) {
+    bool screened = check_may_mate(pos, m, escapes);
+    pos.do_move(m);
+    out.emplace_back(screened, !has_legal_move(pos));
+    pos.undo_move();
+  }
+  return out;
 }
 
 struct ProbeResult {
@@ -320,13 +338,15 @@ struct SearchedSolve {
   int root_mate_len = 0;
 };
 
-inline SearchedSolve solve_by_search(const std::string& sfen, uint64_t nodes, int post_search, uint64_t hash_mb) {
+inline SearchedSolve solve_by_search(const std::string& sfen, uint64_t nodes, int post_search, uint64_t hash_mb,
+                                     bool strict) {
   Solver solver(hash_mb);
   Position pos;
   pos.set_sfen(sfen);
   SearchLimits limits;
   limits.nodes = nodes;
   limits.post_search = PostSearchLevel(post_search);
+  limits.ignore_futile_interpositions = !strict;
   SearchResult r = Access::run(solver, pos, limits, false);
   SearchedSolve out{int(r.status), api::to_usi(r.pv), r.nodes, r.min_length, r.min_length_lower};
   TTResult t = solver.probe(pos, false);

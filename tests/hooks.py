@@ -89,6 +89,7 @@ _hand_before = _testing._hand_before
 _hand_join = _testing._hand_join
 _hand_meet = _testing._hand_meet
 _hand_superior_or_equal = _testing._hand_superior_or_equal
+_mate_screen = _testing._mate_screen
 _or_node_disproof_hand = _testing._or_node_disproof_hand
 _path_result_key = _testing._path_result_key
 _FutilityJudgeBench = _testing._FutilityJudgeBench

@@ -24,6 +24,7 @@ import random
 
 import cshogi
 import pytest
+from hooks import _mate_screen
 from oracle import (
     FULL_SET,
     HAND_ORDER,
@@ -531,3 +532,42 @@ def test_python_shogi_pinned_pawn_drop_mate_defect():
     free = "7gk/7n1/7G1/9/9/9/9/9/K8 b P 1"
     assert "P*1b" in Position(free).legal_moves()
     assert "P*1b" in Position(free).check_moves()
+
+
+DENSE_SEED = 9_091
+
+
+def test_the_mate_screen_never_turns_a_mate_away(
+    problem_sfens, tsume_sfens, pawn_drop_sfens, game_sfens
+):
+    """The screen that spares the mates in one and three the settled roots look for
+    (short_mates.h: whether a check may take every square next to the king, without
+    making it) must pass every check that mates: else a mate in one is missed and a
+    mate in three is answered where there was a shorter one. Checked against making
+    each check on every source above, dense random set-ups and the positions a check
+    and a reply into each problem (where the mate in three looks for its mates)."""
+    rng = random.Random(DENSE_SEED)
+    dense = [s for s in (random_tsume(rng, dense=True) for _ in range(3000)) if s]
+    after_reply = []
+    board = cshogi.Board()
+    for sfen in problem_sfens[::3]:
+        board.set_sfen(sfen)
+        for check in usi_checks(board)[:4]:
+            board.push_usi(check)
+            for reply in usi_moves(board)[:3]:
+                board.push_usi(reply)
+                after_reply.append(board.sfen())
+                board.pop()
+            board.pop()
+    pool = problem_sfens + tsume_sfens + pawn_drop_sfens + dense + after_reply + game_sfens[::10]
+    turned_away, mates, checks, passed = [], 0, 0, 0
+    for sfen in pool:
+        for n, (screened, mate) in enumerate(_mate_screen(Position(sfen))):
+            checks += 1
+            passed += screened
+            mates += mate
+            if mate and not screened:
+                turned_away.append(f"{sfen}: check {n}")
+    assert not turned_away, f"{len(turned_away)} mates turned away:\n" + "\n".join(turned_away[:10])
+    assert len(after_reply) > 1000 and mates > 1000
+    assert passed < checks // 3  # it does screen: most checks are answered without a move made

@@ -10,6 +10,7 @@ usi_mate.Position objects (or anything with an ``sfen()``), read here by their S
 """
 
 from libc.stdint cimport int64_t, uint64_t
+from libcpp.pair cimport pair
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
@@ -31,6 +32,7 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
     vector[int] t_and_proof_hand "usi_mate::testing::and_proof_hand"(const CPosition&, const vector[int]&) except +
     vector[int] t_or_disproof_hand "usi_mate::testing::or_disproof_hand"(const CPosition&, const vector[int]&) except +
     vector[int] t_and_disproof_hand "usi_mate::testing::and_disproof_hand"(const CPosition&, const string&, const vector[int]&) except +
+    vector[pair[int, int]] t_mate_screen "usi_mate::testing::mate_screen"(CPosition&) except +
 
     cdef struct TProbe "usi_mate::testing::ProbeResult":
         unsigned int pn
@@ -65,7 +67,7 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
         vector[int] root_hand
         int root_mate_len
 
-    TSearchedSolve t_solve_by_search "usi_mate::testing::solve_by_search"(const string&, uint64_t, int, uint64_t) except + nogil
+    TSearchedSolve t_solve_by_search "usi_mate::testing::solve_by_search"(const string&, uint64_t, int, uint64_t, bint) except + nogil
 
     cdef cppclass TFutility "usi_mate::testing::Futility":
         TFutility() except +
@@ -225,6 +227,12 @@ def _and_node_disproof_hand(position, refutation, child_hand):
     ``refutation`` whose child has disproof hand ``child_hand``."""
     cdef _Board board = _Board(position)
     return _hand_dict(t_and_disproof_hand(board.pos[0], _enc(refutation), _hand_counts(child_hand)))
+
+
+def _mate_screen(position):
+    """Each check of the side to move: (screened as a possible mate, mates at once)."""
+    cdef _Board board = _Board(position)
+    return [(bool(a), bool(b)) for a, b in t_mate_screen(board.pos[0])]
 
 
 def _hand_superior_or_equal(a, b):
@@ -400,16 +408,18 @@ def _solve_with_line_cut(sfen, nodes, read_positions, post_search="None", hash_m
     return (_STATUS[r.status], [m.decode() for m in r.pv])
 
 
-def _solve_by_search(sfen, nodes, post_search="MinLength", hash_mb=16):
+def _solve_by_search(sfen, nodes, post_search="MinLength", hash_mb=16, strict=False):
     """A solve on a fresh table of ``hash_mb`` MB by the search alone, without the
-    mate-in-one answer at the root that Solver.solve gives first: (status, moves,
-    nodes, min_length, shortest_possible), 0 for a length not proven."""
+    answers at the root that Solver.solve gives first (no check, mates in one and
+    three): (status, moves, nodes, min_length, shortest_possible), 0 for a length not
+    proven. ``strict``: every reply counts (ignore_futile_interpositions=False)."""
     cdef string c_sfen = sfen.encode()
     cdef uint64_t c_nodes = nodes, c_mb = hash_mb
     cdef int c_level = POST_SEARCH_LEVELS.index(post_search)
+    cdef bint c_strict = strict
     cdef TSearchedSolve r
     with nogil:
-        r = t_solve_by_search(c_sfen, c_nodes, c_level, c_mb)
+        r = t_solve_by_search(c_sfen, c_nodes, c_level, c_mb, c_strict)
     return (_STATUS[r.status], [m.decode() for m in r.pv], r.nodes, r.min_length, r.min_length_lower)
 
 
@@ -422,7 +432,7 @@ def _root_entry_after_search(sfen, post_search="MinLength", hash_mb=4):
     cdef int c_level = POST_SEARCH_LEVELS.index(post_search)
     cdef TSearchedSolve r
     with nogil:
-        r = t_solve_by_search(c_sfen, 0, c_level, c_mb)
+        r = t_solve_by_search(c_sfen, 0, c_level, c_mb, False)
     return ({1: "proven", 2: "disproven"}.get(r.root_entry, "unknown"), _hand_dict(r.root_hand), r.root_mate_len)
 
 
