@@ -14,6 +14,7 @@
 #include "movegen.h"
 #include "node.h"
 #include "types.h"
+#include "zeroed.h"
 
 namespace usi_mate {
 
@@ -71,7 +72,7 @@ class FutilityMemo {
     uint16_t futile = 0;
     uint16_t len = 0;
   };
-  std::vector<Slot> slots_;
+  ZeroedArray<Slot> slots_;
   uint64_t generation_ = 1;
 };
 

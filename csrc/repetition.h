@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mix.h"
+#include "zeroed.h"
 
 namespace usi_mate {
 
@@ -87,7 +88,7 @@ class PathSet {
     uint64_t key = 0;
     uint32_t count = 0;
   };
-  std::vector<Slot> slots_;
+  ZeroedArray<Slot> slots_;
   std::vector<uint16_t> filter_;
   uint32_t size_ = 0;  // occupied slots
 };
@@ -137,7 +138,7 @@ class RepetitionTable {
   static constexpr uint32_t kFilterWords = 1024;  // 65536 bits
   static uint32_t filter_word(uint64_t k) { return uint32_t(k >> 6) & (kFilterWords - 1); }
   static uint64_t filter_bit(uint64_t k) { return uint64_t(1) << (k & 63); }
-  std::vector<uint64_t> keys_;
+  ZeroedArray<uint64_t> keys_;
   uint32_t mask_;
   std::vector<uint64_t> filter_;
   uint64_t salt_ = 1;
