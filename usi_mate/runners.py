@@ -362,20 +362,20 @@ class ThreadRunner:
         would bring it alone): the same outcomes, (seconds of work, positions answered)."""
         work, answered = 0.0, 0
         todo = chunk.todo()
+        items = chunk.items
         first = 0
         while first < len(todo):
-            request = chunk.task(todo[first])[1]
+            request = items[todo[first]][1]
             end = first + 1
-            while end < len(todo) and chunk.task(todo[end])[1] == request:
+            # (`in` looks at identity first: one request object for a whole call.)
+            while end < len(todo) and items[todo[end]][1] in (request,):
                 end += 1
             run, first = todo[first:end], end
             if not self._armed():
                 break
             start = time.perf_counter()
             try:
-                results: list[Any] = self._solver.search_many(
-                    [chunk.task(i)[0] for i in run], request
-                )
+                results: list[Any] = self._solver.search_many([items[i][0] for i in run], request)
             except BaseException as e:  # noqa: BLE001 - handed to whoever reads the chunk
                 results = [e] * len(run)
             stopped = self._stopping.is_set()
