@@ -1,5 +1,6 @@
 #include "short_mates.h"
 
+#include "hand.h"
 #include "scoped_move.h"
 
 namespace usi_mate {
@@ -170,26 +171,67 @@ Move mating_check(Position& pos, uint64_t& made) {
 }
 }  // namespace
 
-bool mate_in_three(Position& pos, const MoveList& checks, Move line[3], uint64_t& made, uint64_t limit) {
+namespace {
+// Pieces left in the attacker's hand after its mate m (the side to move's):
+// the composers' spare pieces at the end of the line.
+int spare_after(const Position& pos, Move m) {
+  int n = hand_total(pos.hand(pos.side_to_move()));
+  if (is_drop(m)) return n - 1;
+  return pos.piece_on(move_to(m)) != NO_PIECE ? n + 1 : n;
+}
+
+// Whether a line ending with `spare` pieces in hand is shown before one ending
+// with `best` (-1: none yet): none left first, then the fewest, the earlier
+// reply on a tie (the line reader's order for equally long defences).
+bool fewer_spare(int spare, int best) { return best < 0 || spare < best; }
+
+// The line the line reader reads from a proven tree (csrc/line_reader.cpp), after
+// check c proven by every reply (`replies`, in generation order) being mated at
+// once: each reply's mate the first mating check in generation order, the reply
+// the one whose line leaves the fewest spare pieces.
+void read_line(Position& pos, const MoveList& replies, Move& reply, Move& mate) {
+  int best = -1;
+  MoveList checks;
+  for (Move r : replies) {
+    ScopedMove after_reply(pos, r);
+    generate_checks(pos, checks);
+    uint64_t looked_at = 0;
+    Move m = first_mating_check(pos, checks, looked_at);
+    int spare = spare_after(pos, m);
+    if (fewer_spare(spare, best)) {
+      best = spare;
+      reply = r;
+      mate = m;
+    }
+  }
+}
+}  // namespace
+
+bool mate_in_three(Position& pos, const MoveList& checks, Move line[3], uint64_t& made, uint64_t limit,
+                   bool read_as_reader) {
   MoveList replies;
   for (Move c : checks) {
     if (made >= limit) return false;
     ScopedMove after_check(pos, c);
     ++made;
     Move shown = MOVE_NONE, shown_mate = MOVE_NONE;
-    // Whether reply r is mated at once; the reply shown is the first that is not a drop.
+    int shown_spare = -1;
+    // Whether reply r is mated at once (a mate found shown if its line leaves fewer spare pieces).
     auto mated = [&](Move r) {
       ScopedMove after_reply(pos, r);
       ++made;
       Move m = mating_check(pos, made);
-      if (m != MOVE_NONE && (shown == MOVE_NONE || (is_drop(shown) && !is_drop(r)))) {
+      if (m == MOVE_NONE) return false;
+      int spare = spare_after(pos, m);
+      if (fewer_spare(spare, shown_spare)) {
+        shown_spare = spare;
         shown = r;
         shown_mate = m;
       }
-      return m != MOVE_NONE;
+      return true;
     };
     // The king's own steps first: most checks are refuted by one, found before
-    // the other replies are generated.
+    // the other replies are generated (the evasion generator's own first replies).
     Color defender = pos.side_to_move();
     Square kd = pos.king_square(defender);
     Bitboard occ = pos.pieces() ^ square_bb(kd);
@@ -205,6 +247,7 @@ bool mate_in_three(Position& pos, const MoveList& checks, Move line[3], uint64_t
       if (is_drop(replies[i]) || move_from(replies[i]) != kd) all = mated(replies[i]);
     if (!all) continue;
     if (made > limit) return false;
+    if (read_as_reader) read_line(pos, replies, shown, shown_mate);
     line[0] = c;
     line[1] = shown;
     line[2] = shown_mate;

@@ -24,10 +24,15 @@ bool check_may_mate(const Position& pos, Move m, Bitboard escapes);
 Move first_mating_check(Position& pos, const MoveList& checks, uint64_t& looked_at);
 
 // A mate in three plies where there is none in one: the first of `checks`
-// after which every reply is mated at once. `line` gets that check, the
-// first reply that is not a drop (else the first) and its mate. `made`
-// counts the positions made; false when there is no such mate, or when
+// after which every reply is mated at once. `line` gets that check, the reply
+// whose line leaves the attacker the fewest pieces in hand (the composers'
+// spare pieces; the first such in generation order) and its mate. With
+// `read_as_reader` the replies' mates are the first mating checks in
+// generation order, as the line reader reads them from a proven tree (the
+// shortest-mate answer's line); else the mates found first (a first proof's).
+// `made` counts the positions made; false when there is no such mate, or when
 // `made` would pass `limit` before the answer.
-bool mate_in_three(Position& pos, const MoveList& checks, Move line[3], uint64_t& made, uint64_t limit);
+bool mate_in_three(Position& pos, const MoveList& checks, Move line[3], uint64_t& made, uint64_t limit,
+                   bool read_as_reader);
 
 }  // namespace usi_mate

@@ -194,7 +194,8 @@ bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchRe
     main_.nodes_ = looked_at;
   } else if (three_plies_settle(limits)) {
     uint64_t made = 0;
-    if (mate_in_three(pos, checks, line, made, limits.nodes ? limits.nodes : UINT64_MAX)) {
+    bool as_reader = limits.post_search == PostSearchLevel::MinLength;
+    if (mate_in_three(pos, checks, line, made, limits.nodes ? limits.nodes : UINT64_MAX, as_reader)) {
       length = 3;
       main_.nodes_ = made;
     }
