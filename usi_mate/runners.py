@@ -362,7 +362,7 @@ class ThreadRunner:
         would bring it alone): the same outcomes, (seconds of work, positions answered)."""
         work, answered = 0.0, 0
         todo = chunk.todo()
-        items = chunk.items
+        items: list[Any] = chunk.items  # (those in todo are never None)
         first = 0
         while first < len(todo):
             request = items[todo[first]][1]
