@@ -33,6 +33,13 @@ HARD = "4k4/9/9/9/9/9/9/9/9 b B4G2S9P2rb2s4n4l9p 1"  # 59 plies: busy for the wh
 SPEC = SolverSpec(hash_mb=16)
 
 
+def _wait_for_every_outcome(chunk: Chunk, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while PENDING in chunk.outcomes:
+        assert time.monotonic() < deadline, chunk.outcomes
+        chunk.wait(chunk.outcomes.index(PENDING), 0.1)
+
+
 def test_chunks_start_at_one_position_and_grow_to_the_measured_target():
     sizer = ChunkSizer(seconds=0.1, cap=MAX_CHUNK)
     assert sizer.size == 1
@@ -134,10 +141,7 @@ def test_a_worker_killed_in_the_middle_of_a_chunk_costs_the_problem_it_was_on():
             assert time.monotonic() < deadline, "the worker never reached the hard problem"
             time.sleep(0.01)
         os.kill(worker.process.pid, signal.SIGKILL)
-        deadline = time.monotonic() + 30
-        while PENDING in chunk.outcomes:
-            assert time.monotonic() < deadline, chunk.outcomes
-            chunk.wait(chunk.outcomes.index(PENDING), 0.1)
+        _wait_for_every_outcome(chunk)
     finally:
         runner.stop()
     lost = chunk.outcomes[2]
@@ -230,10 +234,7 @@ def test_worker_processes_take_a_chunk_a_slice_at_a_time():
         chunk = Chunk([(MATE1, SearchRequest(nodes_limit=10_000))] * 40)
         first_order = runner._next_id
         runner.submit(chunk)
-        deadline = time.monotonic() + 30
-        while PENDING in chunk.outcomes:
-            assert time.monotonic() < deadline, chunk.outcomes
-            chunk.wait(chunk.outcomes.index(PENDING), 0.1)
+        _wait_for_every_outcome(chunk)
     finally:
         runner.stop()
     assert all(o.moves == ["G*5b"] for o in chunk.outcomes)
@@ -252,10 +253,7 @@ def test_a_worker_answers_as_this_process_does_across_its_runs():
         chunk = Chunk(list(items))
         try:
             runner.submit(chunk)
-            deadline = time.monotonic() + 30
-            while PENDING in chunk.outcomes:
-                assert time.monotonic() < deadline, chunk.outcomes
-                chunk.wait(chunk.outcomes.index(PENDING), 0.1)
+            _wait_for_every_outcome(chunk)
         finally:
             runner.stop()
         outcomes.append(
