@@ -1,6 +1,8 @@
 #include "position.h"
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <string_view>
 
 namespace usi_mate {
@@ -30,12 +32,23 @@ constexpr int kFullSet[8] = {0, 18, 4, 4, 4, 2, 2, 4};
 
 // A loop over the eight letters, not strchr and toupper: a bulk caller's mate in
 // one parses one SFEN a search.
-PieceType type_from_char(char ch) {
-  char lower = ch >= 'A' && ch <= 'Z' ? char(ch - 'A' + 'a') : ch;
-  for (int pt = PAWN; pt <= KING; ++pt)
-    if (kPieceLetters[pt] == lower) return PieceType(pt);
-  return NO_PIECE_TYPE;
-}
+// The piece type of each letter (either case), NO_PIECE_TYPE for any other
+// byte: a table, where a search along the letters cost a branch misprediction
+// a piece and most of an SFEN's reading.
+struct CharTypes {
+  PieceType of[256];
+  constexpr CharTypes() : of() {
+    for (auto& t : of) t = NO_PIECE_TYPE;
+    for (int pt = PAWN; pt <= KING; ++pt) {
+      char lower = kPieceLetters[pt];
+      of[static_cast<unsigned char>(lower)] = PieceType(pt);
+      of[static_cast<unsigned char>(lower - 'a' + 'A')] = PieceType(pt);
+    }
+  }
+};
+constexpr CharTypes kCharTypes;
+
+PieceType type_from_char(char ch) { return kCharTypes.of[static_cast<unsigned char>(ch)]; }
 
 Color color_of_char(char ch) { return ch >= 'A' && ch <= 'Z' ? BLACK : WHITE; }
 
@@ -96,16 +109,19 @@ void Position::remove_piece(Square s) {
 }
 
 namespace {
-// The squares a board field fills, in the order it lists them (at most the 40 pieces).
-struct Placed {
-  Square sq[SQ_NB];
-  int n = 0;
+// A board field read: the piece on each square and the bitboards a Position
+// keeps, filled as the field is read and copied in whole once it has been checked.
+struct ParsedBoard {
+  Piece on[SQ_NB];
+  Bitboard by_type[PIECE_TYPE_NB];
+  Bitboard by_color[COLOR_NB];
+  Square king[COLOR_NB] = {SQ_NONE, SQ_NONE};
 };
 
-// The board field into b (by square), placed (the occupied squares) and counts
-// (pieces by unpromoted type, kings apart: at most one a side).
-void parse_board_field(std::string_view board, Piece (&b)[SQ_NB], Placed& placed, int (&counts)[8]) {
-  for (auto& p : b) p = NO_PIECE;
+// The board field into b and counts (pieces by unpromoted type, kings apart: at
+// most one a side).
+void parse_board_field(std::string_view board, ParsedBoard& b, int (&counts)[8]) {
+  for (auto& p : b.on) p = NO_PIECE;
   int kings[2] = {0, 0};
   int rank = 0, file = 8;  // file index 8 = file 9, read left to right
   bool promote = false;
@@ -144,8 +160,10 @@ void parse_board_field(std::string_view board, Piece (&b)[SQ_NB], Placed& placed
         ++counts[hand_type(pt)];
       }
       Square sq = make_square(file, rank);
-      b[sq] = make_piece(c, pt);
-      placed.sq[placed.n++] = sq;
+      b.on[sq] = make_piece(c, pt);
+      b.by_type[pt] |= square_bb(sq);
+      b.by_color[c] |= square_bb(sq);
+      if (pt == KING) b.king[c] = sq;
       --file;
     }
   }
@@ -201,27 +219,24 @@ void check_piece_counts(const int (&counts)[8]) {
 // a file: no game reaches such a board, and the move generator assumes neither.
 // Only the placed squares are looked at; the error names the lowest square, or
 // the first side and file, as a scan of the whole board would.
-void check_reachable_board(const Piece (&b)[SQ_NB], const Placed& placed) {
-  Square dead = SQ_NB;
-  int pawns[2][9] = {};
-  for (int i = 0; i < placed.n; ++i) {
-    Square s = placed.sq[i];
-    Piece p = b[s];
-    PieceType pt = type_of(p);
-    int r = relative_rank(color_of(p), rank_of(s));
-    if ((((pt == PAWN || pt == LANCE) && r == 0) || (pt == KNIGHT && r <= 1)) && s < dead) dead = s;
-    if (pt == PAWN) ++pawns[color_of(p)][file_of(s)];
-  }
-  if (dead != SQ_NB) {
-    Piece p = b[dead];
+void check_reachable_board(const ParsedBoard& b) {
+  Bitboard dead;
+  for (Color c : {BLACK, WHITE})
+    dead |= b.by_color[c] & (((b.by_type[PAWN] | b.by_type[LANCE]) & T.no_move_ranks[c][0]) |
+                             (b.by_type[KNIGHT] & T.no_move_ranks[c][1]));
+  if (dead) {
+    Square sq = dead.lsb();
+    Piece p = b.on[sq];
     throw std::invalid_argument(std::string(color_of(p) == BLACK ? "black " : "white ") + kPieceNames[type_of(p)] +
-                                " on " + square_to_usi(dead) + " can never move (a dead piece)");
+                                " on " + square_to_usi(sq) + " can never move (a dead piece)");
   }
-  for (int c = 0; c < 2; ++c)
-    for (int f = 0; f < 9; ++f)
-      if (pawns[c][f] > 1)
+  for (Color c : {BLACK, WHITE}) {
+    Bitboard pawns = b.by_type[PAWN] & b.by_color[c];
+    for (int f = 0; f < 9 && pawns; ++f)
+      if ((pawns & T.file[f]).more_than_one())
         throw std::invalid_argument(std::string("two unpromoted ") + (c == BLACK ? "black" : "white") +
                                     " pawns on file " + std::to_string(f + 1) + " (nifu)");
+  }
 }
 
 // The move number saturates at kMaxMoveNumber, as sfen() writes it: every
@@ -263,20 +278,25 @@ void Position::set_sfen(const std::string& input) {
   bool has_extra = !extra.empty();
 
   // Parse into locals first so that a failure leaves *this untouched.
-  Piece b[SQ_NB];
-  Placed placed;
+  ParsedBoard b;
   int counts[8] = {0};
-  parse_board_field(board, b, placed, counts);
+  parse_board_field(board, b, counts);
   Color to_move = parse_side_field(side);
   Hand h[2];
   parse_hands_field(hands, h, counts);
   check_piece_counts(counts);
-  check_reachable_board(b, placed);
+  check_reachable_board(b);
   int start_ply = has_ply ? parse_move_number(ply) : 1;
   if (has_extra) throw std::invalid_argument("unexpected text after the SFEN: '" + std::string(extra) + "'");
 
-  clear();
-  for (int i = 0; i < placed.n; ++i) put_piece(b[placed.sq[i]], placed.sq[i]);
+  std::copy(std::begin(b.on), std::end(b.on), board_);
+  std::copy(std::begin(b.by_type), std::end(b.by_type), by_type_);
+  by_color_[BLACK] = b.by_color[BLACK];
+  by_color_[WHITE] = b.by_color[WHITE];
+  occ_ = b.by_color[BLACK] | b.by_color[WHITE];
+  king_sq_[BLACK] = b.king[BLACK];
+  king_sq_[WHITE] = b.king[WHITE];
+  states_.clear();
   hand_[BLACK] = h[BLACK];
   hand_[WHITE] = h[WHITE];
   side_ = to_move;
