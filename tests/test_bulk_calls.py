@@ -286,3 +286,14 @@ def test_a_result_pickles_as_its_field_values():
         assert list(vars(back)) == [f.name for f in dataclasses.fields(MateResult)]
         assert copy.deepcopy(result) == result
         assert dataclasses.replace(back, nodes=7).nodes == 7
+
+
+def test_each_request_gets_its_own_limits():
+    """A Solver keeps the core's limits of the last request it was sent: another
+    request, even one equal to an earlier one, is read again."""
+    solver = Solver(1)
+    deep = next(s for s, e, _, _ in GENERATED if e == "5")
+    short, again = SearchRequest(max_length=3), SearchRequest(max_length=3)
+    for request, status in [(short, "unknown"), (SearchRequest(), "mate"), (again, "unknown")]:
+        assert solver.search(deep, request).status == status
+        assert solver.search_many([deep], request)[0].status == status
