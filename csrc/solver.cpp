@@ -214,10 +214,10 @@ bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchRe
 // A mate in three (the root having none in one) is the shortest mate when every
 // reply counts. Under the composers' count a check answered only by futile
 // interpositions is a mate in one, so their length search goes to the search;
-// as does a length limit under three plies.
+// as does a search within a length limit (`go depth`), as for a root without a check.
 bool Solver::three_plies_settle(const SearchLimits& limits) {
   bool composers_count = limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength;
-  return !composers_count && (limits.max_length == 0 || limits.max_length >= 3);
+  return !composers_count && limits.max_length == 0;
 }
 
 SearchResult Solver::solve(const std::string& sfen, const SearchLimits& limits) {
