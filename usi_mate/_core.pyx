@@ -214,6 +214,9 @@ import threading
 
 from usi_mate.types import Certification, MateResult, SearchProgress, _mate_result
 
+_object_new = object.__new__
+_object_setattr = object.__setattr__
+
 # The core's constants, defined once in csrc/ and read from there (usi_mate.settings and
 # the rest of the package import them from here).
 # MinLength's default share of work (times the first proof's nodes) and its floor in nodes.
@@ -489,7 +492,9 @@ cdef object _result(SolveOutput& out, certification):
     cdef list moves = []
     for m in out.pv:
         moves.append(m.decode("ascii"))
-    return _mate_result({
+    # (usi_mate.types._mate_result's two steps, here without its Python frame.)
+    result = _object_new(MateResult)
+    _object_setattr(result, "__dict__", {
         "status": _STATUS_NAMES[out.status],
         "moves": moves,
         "nodes": out.nodes,
@@ -503,6 +508,7 @@ cdef object _result(SolveOutput& out, certification):
         "shortest_possible": out.min_length_lower if out.min_length_lower else None,
         "length_stop": _STOP_REASON_NAMES[out.length_stop],
     })
+    return result
 
 
 cdef object _refine_stats(SolveOutput& out):
