@@ -2,6 +2,10 @@
 # distutils: language = c++
 """The compiled core of usi-mate: positions and move generation (and, later, search)."""
 
+from cpython.pythread cimport (
+    NOWAIT_LOCK, WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
+    PyThread_release_lock, PyThread_type_lock,
+)
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
@@ -547,7 +551,7 @@ cdef class Solver:
     """
 
     cdef CSolver* _solver
-    cdef object _lock
+    cdef PyThread_type_lock _state_lock
     cdef object _state  # "idle", "armed" or "running"
     cdef public object _on_progress
     cdef public object _callback_error
@@ -562,13 +566,26 @@ cdef class Solver:
 
     def __cinit__(self, hash_mb=DEFAULT_HASH_MB, threads=1):
         self._solver = NULL
+        self._state_lock = PyThread_allocate_lock()
+        if self._state_lock == NULL:
+            raise MemoryError("cannot allocate a lock")
+
+    cdef inline void _hold(self) noexcept:
+        # The state's lock: a C lock, where a threading.Lock's `with` cost a search()
+        # call ~2,800 instructions of 33,000. Taken at once when free; else waited for
+        # without the GIL, which its holder may need to let it go.
+        if not PyThread_acquire_lock(self._state_lock, NOWAIT_LOCK):
+            with nogil:
+                PyThread_acquire_lock(self._state_lock, WAIT_LOCK)
+
+    cdef inline void _let_go(self) noexcept:
+        PyThread_release_lock(self._state_lock)
 
     def __init__(self, hash_mb=DEFAULT_HASH_MB, threads=1):
         self._hash_mb = self._validate_hash(hash_mb)
         count = _settings().check_threads(threads)
         self._solver = new CSolver(self._hash_mb)
         self._solver.set_threads(count)
-        self._lock = threading.Lock()
         self._state = "idle"
         self._on_progress = None
         self._callback_error = None
@@ -577,6 +594,8 @@ cdef class Solver:
     def __dealloc__(self):
         if self._solver != NULL:
             del self._solver
+        if self._state_lock != NULL:
+            PyThread_free_lock(self._state_lock)
 
     @staticmethod
     def _validate_hash(hash_mb):
@@ -595,10 +614,13 @@ cdef class Solver:
     def set_threads(self, threads):
         """Search each problem with ``threads`` threads (1..256), sharing the table."""
         count = _settings().check_threads(threads)
-        with self._lock:
+        self._hold()
+        try:
             if self._state != "idle":
                 raise RuntimeError("cannot change the thread count while a search runs")
             self._solver.set_threads(count)
+        finally:
+            self._let_go()
 
     @property
     def hashfull(self):
@@ -613,19 +635,25 @@ cdef class Solver:
     def resize(self, hash_mb):
         """Reallocate the table with a new size (clears it, as clear() does)."""
         size = self._validate_hash(hash_mb)
-        with self._lock:
+        self._hold()
+        try:
             if self._state != "idle":
                 raise RuntimeError("cannot resize the table while a search runs")
             self._solver.resize(size)
             self._hash_mb = size
+        finally:
+            self._let_go()
 
     def clear(self):
         """Forget everything the table has learnt: the next solve() searches exactly as a
         new Solver's would (with one thread: the same nodes and the same line)."""
-        with self._lock:
+        self._hold()
+        try:
             if self._state != "idle":
                 raise RuntimeError("cannot clear the table while a search runs")
             self._solver.clear()
+        finally:
+            self._let_go()
 
     def arm(self):
         """Prepare the next solve(): a stop() from now on stops it, even before it starts.
@@ -634,34 +662,46 @@ cdef class Solver:
         start the search thread, so that a stop arriving in between is not lost.
         The next solve() (whatever its outcome, an exception included) disarms it.
         """
-        with self._lock:
+        self._hold()
+        try:
             if self._state != "idle":
                 raise RuntimeError("a search is already running")
             self._solver.reset_stop()
             self._state = "armed"
+        finally:
+            self._let_go()
 
     def disarm(self):
         """Undo arm() when no solve() follows (a no-op unless armed)."""
-        with self._lock:
+        self._hold()
+        try:
             if self._state == "armed":
                 self._state = "idle"
+        finally:
+            self._let_go()
 
     cdef int _start_running(self) except -1:
         """Mark the Solver running (RuntimeError when it already is); a stop() from now on
         is seen, and one since arm() is kept."""
-        with self._lock:
+        self._hold()
+        try:
             if self._state == "running":
                 raise RuntimeError("this Solver is already searching (use one Solver per thread)")
             if self._state == "idle":
                 self._solver.reset_stop()
             self._state = "running"
+        finally:
+            self._let_go()
         return 0
 
     def stop(self):
         """Ask a running (or armed) search to stop; safe from any thread, a no-op when idle."""
-        with self._lock:
+        self._hold()
+        try:
             if self._state != "idle":
                 self._solver.stop()
+        finally:
+            self._let_go()
 
     def probe(self, position, *, root_is_and_node=False):
         """What the table knows of a position: ("proven"|"disproven"|"unknown", hand, mate_len).
@@ -791,8 +831,11 @@ cdef class Solver:
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
-            with self._lock:
+            self._hold()
+            try:
                 self._state = "idle"
+            finally:
+                self._let_go()
         if self._callback_error is not None:
             err, self._callback_error = self._callback_error, None
             raise err
@@ -844,8 +887,11 @@ cdef class Solver:
                                                    self.stop)
             return self._search_many_native(texts, request)
         finally:
-            with self._lock:
+            self._hold()
+            try:
                 self._state = "idle"
+            finally:
+                self._let_go()
 
     def _search_run(self, list texts, request, uintptr_t searching, list labels):
         """search_many() in a worker process, on the calling thread: ``texts`` are SFEN
@@ -857,8 +903,11 @@ cdef class Solver:
             self._solver.set_progress(NULL, NULL, 0)
             return self._search_many_native(texts, request, searching, labels)
         finally:
-            with self._lock:
+            self._hold()
+            try:
                 self._state = "idle"
+            finally:
+                self._let_go()
 
     cdef SearchLimits _limits_for(self, request) except *:
         if request is not self._limits_of:
