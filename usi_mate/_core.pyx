@@ -694,6 +694,12 @@ cdef class Solver:
             self._let_go()
         return 0
 
+    cdef void _end_running(self) noexcept:
+        """Back to idle after a search, whatever its outcome."""
+        self._hold()
+        self._state = "idle"
+        self._let_go()
+
     def stop(self):
         """Ask a running (or armed) search to stop; safe from any thread, a no-op when idle."""
         self._hold()
@@ -831,11 +837,7 @@ cdef class Solver:
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
-            self._hold()
-            try:
-                self._state = "idle"
-            finally:
-                self._let_go()
+            self._end_running()
         if self._callback_error is not None:
             err, self._callback_error = self._callback_error, None
             raise err
@@ -887,11 +889,7 @@ cdef class Solver:
                                                    self.stop)
             return self._search_many_native(texts, request)
         finally:
-            self._hold()
-            try:
-                self._state = "idle"
-            finally:
-                self._let_go()
+            self._end_running()
 
     def _search_run(self, list texts, request, uintptr_t searching, list labels):
         """search_many() in a worker process, on the calling thread: ``texts`` are SFEN
@@ -903,11 +901,7 @@ cdef class Solver:
             self._solver.set_progress(NULL, NULL, 0)
             return self._search_many_native(texts, request, searching, labels)
         finally:
-            self._hold()
-            try:
-                self._state = "idle"
-            finally:
-                self._let_go()
+            self._end_running()
 
     cdef SearchLimits _limits_for(self, request) except *:
         if request is not self._limits_of:
