@@ -97,6 +97,10 @@ struct SearchLimits {
   // Passes of the refinement walk over the proven tree (refine.h) before the
   // length search; 0: none (for tests and measurements).
   int refine_passes = 4;
+
+  // The composers' count applies: futile interpositions left out of the shortest
+  // mate (only the length search judges them; a first proof counts every reply).
+  bool composers_count() const { return ignore_futile_interpositions && post_search == PostSearchLevel::MinLength; }
 };
 
 struct SearchProgress {

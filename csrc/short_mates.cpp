@@ -55,15 +55,23 @@ bool mates(Position& pos, Move m) {
   ScopedMove child(pos, m);
   return !has_legal_move(pos);
 }
-}  // namespace
 
-Move first_mating_check(Position& pos, const MoveList& checks, uint64_t& looked_at) {
+// first_mating_check, also counting in `made` the checks made.
+Move first_mate(Position& pos, const MoveList& checks, uint64_t& looked_at, uint64_t& made) {
   Bitboard escapes = king_escape_squares(pos);
   for (Move m : checks) {
     ++looked_at;
-    if (check_may_mate(pos, m, escapes) && mates(pos, m)) return m;
+    if (!check_may_mate(pos, m, escapes)) continue;
+    ++made;
+    if (mates(pos, m)) return m;
   }
   return MOVE_NONE;
+}
+}  // namespace
+
+Move first_mating_check(Position& pos, const MoveList& checks, uint64_t& looked_at) {
+  uint64_t made = 0;
+  return first_mate(pos, checks, looked_at, made);
 }
 
 namespace {
@@ -160,14 +168,8 @@ Move mating_check(Position& pos, uint64_t& made) {
   if (!pos.in_check()) return direct_mate_in_one(pos, made);
   MoveList checks;
   generate_checks(pos, checks);
-  if (checks.size == 0) return MOVE_NONE;
-  Bitboard escapes = king_escape_squares(pos);
-  for (Move m : checks) {
-    if (!check_may_mate(pos, m, escapes)) continue;
-    ++made;
-    if (mates(pos, m)) return m;
-  }
-  return MOVE_NONE;
+  uint64_t looked_at = 0;
+  return first_mate(pos, checks, looked_at, made);
 }
 }  // namespace
 

@@ -216,8 +216,7 @@ bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchRe
 // interpositions is a mate in one, so their length search goes to the search;
 // as does a search within a length limit (`go depth`), as for a root without a check.
 bool Solver::three_plies_settle(const SearchLimits& limits) {
-  bool composers_count = limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength;
-  return !composers_count && limits.max_length == 0;
+  return !limits.composers_count() && limits.max_length == 0;
 }
 
 SearchResult Solver::solve(const std::string& sfen, const SearchLimits& limits) {
@@ -261,8 +260,7 @@ SearchResult Solver::run(Position& pos, const SearchLimits& limits, bool root_sh
     return finish();
   }
   if (root_shortcut && settled_at_root(pos, limits, result)) return finish();
-  main_.futility_.new_solve(limits.ignore_futile_interpositions && limits.post_search == PostSearchLevel::MinLength,
-                            limits.futility_node_cap);
+  main_.futility_.new_solve(limits.composers_count(), limits.futility_node_cap);
   main_.salt_ = material_salt(pos, main_.attacker_) ^ main_.futility_.salt();
   main_.path_.clear_if_dirty();
   main_.rep_table_.clear();

@@ -363,13 +363,11 @@ class ThreadRunner:
         work, answered = 0.0, 0
         todo = chunk.todo()
         items: list[Any] = chunk.items  # (those in todo are never None)
+        requests = [items[i][1] for i in todo]
         first = 0
         while first < len(todo):
-            request = items[todo[first]][1]
-            end = first + 1
-            # (`in` looks at identity first: one request object for a whole call.)
-            while end < len(todo) and items[todo[end]][1] in (request,):
-                end += 1
+            request = requests[first]
+            end = _run_end(requests, first, len(todo))
             run, first = todo[first:end], end
             if not self._armed():
                 break
@@ -543,6 +541,16 @@ def _task_answer(
         return (i, None, e)
 
 
+def _run_end(requests: list, first: int, cap: int) -> int:
+    """Where the run of positions from ``first`` with its request ends: at most ``cap``
+    positions. (`in` looks at identity first: one request object for a whole call.)"""
+    stop = min(len(requests), first + cap)
+    end = first + 1
+    while end < stop and requests[end] in (requests[first],):
+        end += 1
+    return end
+
+
 def _search_runs_in_worker(solver: Solver, items: list, searching, replies, order: int) -> float:
     """:func:`solve_task` on a worker's items, a run of positions with one request in
     one call into the core (as :meth:`ThreadRunner._search_runs`: a mate in one costs
@@ -553,13 +561,12 @@ def _search_runs_in_worker(solver: Solver, items: list, searching, replies, orde
     work = 0.0
     n, size = 0, 1
     address = ctypes.addressof(searching)
+    requests = [request for _, _, request in items]
     while n < len(items):
         if n and work >= CHUNK_BUDGET_SECONDS:
             break  # the rest goes back (see CHUNK_BUDGET_SECONDS)
-        request = items[n][2]
-        end = n + 1
-        while end < len(items) and end - n < size and items[end][2] in (request,):
-            end += 1
+        request = requests[n]
+        end = _run_end(requests, n, size)
         run, n, size = items[n:end], end, 2 * size
         start = time.perf_counter()
         try:
