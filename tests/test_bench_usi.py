@@ -131,7 +131,7 @@ def test_judge_verdicts():
 
 FAKE_ENGINE = textwrap.dedent(
     """
-    import json, sys, time
+    import json, os, sys, time
     script, counter = json.load(open(sys.argv[1])), sys.argv[2]
     def say(text):
         sys.stdout.write(text + "\\n"); sys.stdout.flush()
@@ -146,8 +146,9 @@ FAKE_ENGINE = textwrap.dedent(
             say("readyok")
         elif cmd[:2] == ["go", "mate"]:
             # The go count lives in a file so that it survives a restart after a hang.
+            # Written whole by a rename: a kill mid-write must not reset it to 0.
             n = int(open(counter).read() or 0)
-            open(counter, "w").write(str(n + 1))
+            open(counter + ".new", "w").write(str(n + 1)); os.replace(counter + ".new", counter)
             step = script[n]
             time.sleep(step.get("sleep", 0))
             if "answer" in step:
@@ -159,7 +160,9 @@ FAKE_ENGINE = textwrap.dedent(
 
 
 def test_driver_against_a_fake_engine(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(bench_usi, "GUARD_S", 0.5)  # the hang below costs 0.7 s, not 5.2
+    # The hang below costs 2.2 s, not 5.2; a guard under a second killed an instant answer
+    # on a loaded CI machine (2 cores, the suite in parallel).
+    monkeypatch.setattr(bench_usi, "GUARD_S", 2.0)
     cases = [
         (MATE1, "1", "mate", {"answer": "checkmate G*5b"}, "exact"),
         (MATE1, "1", "illegal", {"answer": "checkmate G*5a"}, "wrong"),
