@@ -6,8 +6,24 @@ from cpython.pythread cimport (
     NOWAIT_LOCK, WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
     PyThread_release_lock, PyThread_type_lock,
 )
+from cpython.dict cimport PyDict_Copy
 from libcpp.string cimport string
 from libcpp.vector cimport vector
+
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetDict(object o, object value, void* context) except -1
+
+cdef extern from *:
+    """
+    /* An instance of a Python class as object.__new__ makes it (its type's tp_alloc),
+       without the call through object.__new__'s Python wrapper. */
+    static PyObject* usi_mate_alloc_instance(PyObject* cls) {
+        PyTypeObject* type = (PyTypeObject*)cls;
+        return type->tp_alloc(type, 0);
+    }
+    """
+    object _alloc_instance "usi_mate_alloc_instance"(object cls)
 
 BLACK = 0
 WHITE = 1
@@ -216,10 +232,12 @@ import functools
 import os
 import threading
 
-from usi_mate.types import Certification, MateResult, SearchProgress, _mate_result
+from usi_mate.types import _RESULT_FIELDS, Certification, MateResult, SearchProgress, _mate_result
 
-_object_new = object.__new__
-_object_setattr = object.__setattr__
+# Every field of a MateResult at its default but the status, in field order: a result's
+# __dict__ is a copy of it (a dict copy is one block copied, not 12 insertions).
+cdef dict _RESULT_TEMPLATE = dict.fromkeys(_RESULT_FIELDS)
+_RESULT_TEMPLATE.update(moves=None, nodes=0, time_ms=0, hashfull=0, line_nodes=0)
 
 # The core's constants, defined once in csrc/ and read from there (usi_mate.settings and
 # the rest of the package import them from here).
@@ -496,22 +514,30 @@ cdef object _result(SolveOutput& out, certification):
     cdef list moves = []
     for m in out.pv:
         moves.append(m.decode("ascii"))
-    # (usi_mate.types._mate_result's two steps, here without its Python frame.)
-    result = _object_new(MateResult)
-    _object_setattr(result, "__dict__", {
-        "status": _STATUS_NAMES[out.status],
-        "moves": moves,
-        "nodes": out.nodes,
-        "time_ms": out.time_ms,
-        "hashfull": out.hashfull,
-        "error": out.error.decode() if out.error.size() else None,
-        "certification": certification,
-        "stop_reason": _STOP_REASON_NAMES[out.stop_reason],
-        "line_nodes": out.line_nodes,
-        "min_length": out.min_length if out.min_length else None,
-        "shortest_possible": out.min_length_lower if out.min_length_lower else None,
-        "length_stop": _STOP_REASON_NAMES[out.length_stop],
-    })
+    # usi_mate.types._mate_result's two steps in C: object.__new__ and __dict__ set,
+    # without the frozen dataclass's __init__ (12 object.__setattr__ calls).
+    cdef dict fields = PyDict_Copy(_RESULT_TEMPLATE)
+    fields["status"] = _STATUS_NAMES[out.status]
+    fields["moves"] = moves
+    fields["nodes"] = out.nodes
+    fields["time_ms"] = out.time_ms
+    fields["hashfull"] = out.hashfull
+    if out.error.size():
+        fields["error"] = out.error.decode()
+    if certification is not None:
+        fields["certification"] = certification
+    if out.stop_reason:
+        fields["stop_reason"] = _STOP_REASON_NAMES[out.stop_reason]
+    if out.line_nodes:
+        fields["line_nodes"] = out.line_nodes
+    if out.min_length:
+        fields["min_length"] = out.min_length
+    if out.min_length_lower:
+        fields["shortest_possible"] = out.min_length_lower
+    if out.length_stop:
+        fields["length_stop"] = _STOP_REASON_NAMES[out.length_stop]
+    result = _alloc_instance(MateResult)
+    PyObject_GenericSetDict(result, fields, NULL)
     return result
 
 
