@@ -652,6 +652,14 @@ def test_solve_many_yields_in_input_order(jobs):
     assert results[-1].status == "invalid" and results[-1].error
 
 
+def test_solve_many_answers_what_is_no_position_in_its_place():
+    # Text alone takes the chunk's quick path; anything else in a chunk, one at a time.
+    mate = _solve_many_inputs()[1]
+    results = list(solve_many([mate, 42, Position(mate), mate], hash_mb=16))
+    assert [r.status for r in results] == ["mate", "invalid", "mate", "mate"]
+    assert "not int" in (results[1].error or "")
+
+
 def test_solve_many_is_lazy_and_can_be_abandoned():
     line = parse_problem_line(generated("5", 1)[0])[0]
     consumed = 0

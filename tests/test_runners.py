@@ -128,6 +128,37 @@ def test_finished_after_a_stop_keeps_only_whole_results_in_order():
     assert not ordered.pending
 
 
+def test_a_consumer_stopped_inside_a_done_chunk_leaves_the_rest_to_finished():
+    # A whole chunk answered at once is handed back as one stretch; a consumer that stops
+    # after two of its outcomes (Ctrl-C while writing a record) finds the others in
+    # finished(), none of them twice.
+    class Whole:
+        window = 2
+        sizer = ChunkSizer()
+
+        @staticmethod
+        def submit(chunk: Chunk) -> None:
+            todo = chunk.todo()
+            chunk.fill_run(todo, [f"result {chunk.items[i][0]}" for i in todo])
+
+    Whole.sizer.size = 4
+    ordered = InOrder(Whole())
+    run = ordered.run([(n, (str(n), None)) for n in range(6)])
+    assert [next(run), next(run)] == [(0, "result 0"), (1, "result 1")]
+    run.close()
+    assert ordered.finished() == [(n, f"result {n}") for n in range(2, 6)]
+
+
+def test_chunk_fills_a_run_whole_or_a_task_at_a_time():
+    chunk = Chunk([("a", None), None, ("b", None), ("c", None), ("d", None)])
+    assert chunk.todo() == [0, 2, 3, 4] and chunk.filled == 1
+    chunk.fill([(3, "early")])
+    chunk.fill_run([2, 3, 4], ["B", "C", "D"])  # 3 is taken: kept, the rest filled one by one
+    assert chunk.outcomes[1:] == [None, "B", "early", "D"] and chunk.filled == 4
+    chunk.fill_run([0], ["A"])
+    assert chunk.todo() == [] and chunk.filled == 5
+
+
 def test_a_worker_killed_in_the_middle_of_a_chunk_costs_the_problem_it_was_on():
     runner = ProcessRunner(1, SPEC)
     try:

@@ -46,10 +46,11 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
-from itertools import islice
+from itertools import compress, islice, repeat
+from operator import attrgetter, is_, itemgetter
 from typing import Any
 
 from ._core import Position, Solver, start_search_thread
@@ -204,11 +205,17 @@ class Chunk:
     and are read by another thread: :meth:`wait` for one of them.
     """
 
-    __slots__ = ("items", "outcomes", "_cond")
+    __slots__ = ("items", "outcomes", "filled", "_cond")
 
     def __init__(self, items: list[tuple[str, SearchRequest] | None]):
         self.items = items
-        self.outcomes: list[Any] = [PENDING if item is not None else None for item in items]
+        if None in items:
+            self.outcomes: list[Any] = [PENDING if item is not None else None for item in items]
+        else:
+            self.outcomes = [PENDING] * len(items)
+        # How many outcomes are in (written after them, under the GIL): a reader that
+        # sees them all takes the chunk whole instead of looking at each.
+        self.filled = len(items) - self.outcomes.count(PENDING)
         self._cond = threading.Condition()
 
     def task(self, i: int) -> tuple[str, SearchRequest]:
@@ -219,7 +226,8 @@ class Chunk:
 
     def todo(self) -> list[int]:
         """The indices of the tasks not answered yet."""
-        return [i for i, o in enumerate(self.outcomes) if o is PENDING]
+        outcomes = self.outcomes
+        return list(compress(range(len(outcomes)), map(is_, outcomes, repeat(PENDING))))
 
     def fill(self, answers: Iterable[tuple[int, Any]], notify: bool = True) -> None:
         """Set outcomes (``(index, outcome)`` pairs; a slot already filled is kept).
@@ -228,11 +236,27 @@ class Chunk:
         that answers many tasks a millisecond wakes the reader once in a while only.
         """
         outcomes = self.outcomes
+        filled = 0
         for i, o in answers:
             if outcomes[i] is PENDING:
                 outcomes[i] = o
+                filled += 1
+        self.filled += filled
         if notify:
             self.notify()
+
+    def fill_run(self, indices: list[int], answers: list[Any]) -> None:
+        """:meth:`fill` with ``answers[k]`` the outcome of task ``indices[k]``: in one
+        slice when the indices are consecutive and their slots all pending (a whole
+        search_many run), which a bulk run of microsecond positions needs."""
+        outcomes = self.outcomes
+        first, end = indices[0], indices[-1] + 1
+        if end - first == len(indices) and all(map(is_, outcomes[first:end], repeat(PENDING))):
+            outcomes[first:end] = answers
+            self.filled += end - first
+            self.notify()
+        else:
+            self.fill(zip(indices, answers))
 
     def notify(self) -> None:
         """Wake whoever waits in :meth:`wait`."""
@@ -363,7 +387,7 @@ class ThreadRunner:
         work, answered = 0.0, 0
         todo = chunk.todo()
         items: list[Any] = chunk.items  # (those in todo are never None)
-        requests = [items[i][1] for i in todo]
+        requests = list(map(_REQUEST, map(items.__getitem__, todo)))
         first = 0
         while first < len(todo):
             request = requests[first]
@@ -373,10 +397,16 @@ class ThreadRunner:
                 break
             start = time.perf_counter()
             try:
-                results: list[Any] = self._solver.search_many([items[i][0] for i in run], request)
+                texts = list(map(_TEXT, map(items.__getitem__, run)))
+                results: list[Any] = self._solver.search_many(texts, request)
             except BaseException as e:  # noqa: BLE001 - handed to whoever reads the chunk
                 results = [e] * len(run)
             stopped = self._stopping.is_set()
+            if type(results[0]) is MateResult and not _needs_a_look(results, stopped):
+                work += time.perf_counter() - start
+                answered += len(run)
+                chunk.fill_run(run, results)
+                continue
             outcomes = []
             for i, result in zip(run, results):
                 if isinstance(result, MateResult) and result.status == "invalid":
@@ -541,10 +571,29 @@ def _task_answer(
         return (i, None, e)
 
 
+# The text and the request of a task (its item in a Chunk).
+_TEXT = itemgetter(0)
+_REQUEST = itemgetter(1)
+# The key and the args of a task as InOrder.run takes them.
+_KEY = itemgetter(0)
+_ARGS = itemgetter(1)
+_STATUS = attrgetter("status")
+
+
+def _needs_a_look(results: list[MateResult], stopped: bool) -> bool:
+    """Whether search_many's results need a look one by one before they are outcomes:
+    text that was no position (answered as solve_task answers it), or a stop came."""
+    statuses = set(map(_STATUS, results))
+    return "invalid" in statuses or (stopped and "unknown" in statuses)
+
+
 def _run_end(requests: list, first: int, cap: int) -> int:
     """Where the run of positions from ``first`` with its request ends: at most ``cap``
-    positions. (`in` looks at identity first: one request object for a whole call.)"""
+    positions. (`in` and count look at identity first: one request object for a whole
+    call, seen in one pass in C.)"""
     stop = min(len(requests), first + cap)
+    if requests[first:stop].count(requests[first]) == stop - first:
+        return stop
     end = first + 1
     while end < stop and requests[end] in (requests[first],):
         end += 1
@@ -981,13 +1030,34 @@ class InOrder:
 
     def __init__(self, runner: Any) -> None:
         self.runner = runner
-        self.pending: deque[tuple[list[Any], Chunk]] = deque()
+        self.pending: deque[tuple[Sequence[Any], Chunk]] = deque()
         self._head = 0  # outcomes of pending[0] already handed back
 
     def run(
         self, tasks: Iterable[tuple[Any, tuple | None]], poll: Callable[[], None] | None = None
     ) -> Iterator[tuple[Any, Any]]:
         """Yield ``(key, outcome)`` in task order; ``poll`` runs while waiting and may raise."""
+        for keys, outcomes in self.run_chunks(tasks, poll):
+            # The head follows each outcome handed back: after a stop, finished() has
+            # those of the stretch the consumer had not taken yet.
+            head = self._head - len(keys)
+            for key, outcome in zip(keys, outcomes):
+                head += 1
+                self._head = head
+                yield key, outcome
+
+    def run_chunks(
+        self,
+        tasks: Iterable[Any],
+        poll: Callable[[], None] | None = None,
+        prepare: Callable[[list[Any]], tuple[Sequence[Any], list[Any]]] | None = None,
+    ) -> Iterator[tuple[Sequence[Any], Sequence[Any]]]:
+        """:meth:`run` a stretch at a time: ``(keys, outcomes)`` of the consecutive tasks
+        whose outcomes are in, in task order (a whole chunk when it is done, which is
+        what a bulk run of microsecond positions needs: no step a position here).
+
+        ``prepare``, when given, makes a chunk's keys and args from a list of what
+        ``tasks`` yields (else those are ``(key, args)`` pairs)."""
         it = iter(tasks)
         exhausted = False
         while True:
@@ -997,9 +1067,13 @@ class InOrder:
                 if len(batch) < size:
                     exhausted = True
                 if batch:
-                    chunk = Chunk([args for _, args in batch])
-                    self.pending.append(([key for key, _ in batch], chunk))
-                    if any(o is PENDING for o in chunk.outcomes):
+                    if prepare is not None:
+                        keys, items = prepare(batch)
+                    else:
+                        keys, items = list(map(_KEY, batch)), list(map(_ARGS, batch))
+                    chunk = Chunk(items)
+                    self.pending.append((keys, chunk))
+                    if PENDING in chunk.outcomes:
                         self.runner.submit(chunk)
             if not self.pending:
                 return
@@ -1014,10 +1088,15 @@ class InOrder:
                     poll()
             # Hand back every outcome already in, in order, before looking again.
             n = len(keys)
-            while i < n and outcomes[i] is not PENDING:
-                self._head = i + 1
-                yield keys[i], outcomes[i]
-                i += 1
+            if chunk.filled == n:
+                end = n
+            else:
+                end = i + 1
+                while end < n and outcomes[end] is not PENDING:
+                    end += 1
+            # (The head moves first: a consumer that stops here has taken these.)
+            self._head = end
+            yield keys[i:end], outcomes[i:end]
             if self._head == n:
                 self.pending.popleft()
                 self._head = 0
@@ -1148,37 +1227,42 @@ def _solve_many(
     positions, jobs, executor, request: SearchRequest, spec: SolverSpec
 ) -> Iterator[MateResult]:
 
-    def tasks():
-        for p in positions:
-            # Positions do not pickle, and their SFEN is all a search uses.
-            if type(p) is str:
-                yield None, (p, request)
-            elif isinstance(p, Position):
-                yield None, (p.sfen(), request)
-            elif isinstance(p, str):
-                yield None, (p, request)
-            else:
-                yield (
-                    TypeError(f"a position must be a Position or text, not {type(p).__name__}"),
-                    None,
-                )
+    def task(p: Any) -> tuple[Any, tuple[str, SearchRequest] | None]:
+        """``(key, args)`` of one position: key None, or why it is no position."""
+        # Positions do not pickle, and their SFEN is all a search uses.
+        if isinstance(p, Position):
+            return None, (p.sfen(), request)
+        if isinstance(p, str):
+            return None, (p, request)
+        return TypeError(f"a position must be a Position or text, not {type(p).__name__}"), None
+
+    def prepare(batch: list[Any]) -> tuple[Sequence[Any], list[Any]]:
+        """A chunk's keys and args; for text alone (a bulk run's usual input) in C."""
+        if set(map(type, batch)) == {str}:
+            return [None] * len(batch), list(zip(batch, repeat(request)))
+        pairs = list(map(task, batch))
+        return list(map(_KEY, pairs)), list(map(_ARGS, pairs))
 
     runner = make_runner(jobs, spec, executor)
     finished = False
     try:
-        for key, result in InOrder(runner).run(tasks()):
-            if type(result) is MateResult and key is None:
-                yield result
+        for keys, results in InOrder(runner).run_chunks(positions, prepare=prepare):
+            if keys.count(None) == len(keys) and set(map(type, results)) == {MateResult}:
+                yield from results
                 continue
-            if key is not None:  # not a position at all
-                result = MateResult(status="invalid", error=str(key))
-            elif isinstance(result, (ValueError, TypeError)):
-                result = MateResult(status="invalid", error=str(result))
-            elif isinstance(result, WorkerStartError):
-                raise WorkerStartError(str(result)) from None  # no problem will be searched
-            elif isinstance(result, BaseException):
-                result = MateResult(status="unknown", error=describe_failure(result))
-            yield result
+            for key, result in zip(keys, results):
+                if type(result) is MateResult and key is None:
+                    yield result
+                    continue
+                if key is not None:  # not a position at all
+                    result = MateResult(status="invalid", error=str(key))
+                elif isinstance(result, (ValueError, TypeError)):
+                    result = MateResult(status="invalid", error=str(result))
+                elif isinstance(result, WorkerStartError):
+                    raise WorkerStartError(str(result)) from None  # no problem will be searched
+                elif isinstance(result, BaseException):
+                    result = MateResult(status="unknown", error=describe_failure(result))
+                yield result
         finished = True
     finally:
         # Normal end: let the workers exit. Ctrl-C, an exception or an
