@@ -14,7 +14,8 @@ from hooks import _solve_by_search
 from oracle import check_mate_line, load_generated, load_labelled, run_script
 
 from usi_mate import MateResult, Position, SearchRequest, Solver
-from usi_mate.types import _mate_result
+from usi_mate._core import _mate_result_of_values
+from usi_mate.types import _mate_result, _python_result_of_values
 
 MATE_IN_1 = [s for s, _, _ in load_labelled("nshogi_mate1.sfen")]
 GENERATED = load_generated()
@@ -135,18 +136,25 @@ def test_a_result_built_from_fields_is_the_dataclasss():
         "length_stop": None,
     }
     assert set(fields) == {f.name for f in dataclasses.fields(MateResult)}
-    built = _mate_result(dict(fields))
-    assert built == MateResult(**fields)
-    assert repr(built) == repr(MateResult(**fields))
-    assert dataclasses.asdict(built) == fields
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        built.nodes = 0  # type: ignore[misc]
+    values = tuple(fields.values())
+    # The core's builder (what _mate_result uses once usi_mate._core is imported) and
+    # the plain Python one.
+    for built in (_mate_result(dict(fields)), _python_result_of_values(values)):
+        assert built == MateResult(**fields)
+        assert repr(built) == repr(MateResult(**fields))
+        assert dataclasses.asdict(built) == fields
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            built.nodes = 0  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        _mate_result_of_values(values[:-1])
 
 
 def test_the_core_builds_every_field():
     """Each result field the core fills, in the dataclass's order."""
     result = Solver(1).solve(MATE_IN_1[0])
-    assert list(vars(result)) == [f.name for f in dataclasses.fields(MateResult)]
+    for f in dataclasses.fields(MateResult):
+        getattr(result, f.name)  # AttributeError for a slot the core left unset
+    assert not hasattr(result, "__dict__")
 
 
 MIXED = [
@@ -283,7 +291,7 @@ def test_a_result_pickles_as_its_field_values():
     for result in results:
         back = pickle.loads(pickle.dumps(result))
         assert back == result and repr(back) == repr(result)
-        assert list(vars(back)) == [f.name for f in dataclasses.fields(MateResult)]
+        assert dataclasses.astuple(back) == dataclasses.astuple(result)
         assert copy.deepcopy(result) == result
         assert dataclasses.replace(back, nodes=7).nodes == 7
 

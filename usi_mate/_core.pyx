@@ -6,24 +6,40 @@ from cpython.pythread cimport (
     NOWAIT_LOCK, WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
     PyThread_release_lock, PyThread_type_lock,
 )
-from cpython.dict cimport PyDict_Copy
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
 
-cdef extern from "Python.h":
-    int PyObject_GenericSetDict(object o, object value, void* context) except -1
-
 cdef extern from *:
     """
-    /* An instance of a Python class as object.__new__ makes it (its type's tp_alloc),
-       without the call through object.__new__'s Python wrapper. */
+    #include "structmember.h"  /* T_OBJECT_EX */
+    /* An instance of a Python class as object.__new__ makes it (its type's tp_alloc:
+       zeroed, so every slot unset), without the call through object.__new__. */
     static PyObject* usi_mate_alloc_instance(PyObject* cls) {
         PyTypeObject* type = (PyTypeObject*)cls;
         return type->tp_alloc(type, 0);
     }
+    /* Where a __slots__ attribute lives in its instances: the offset its member
+       descriptor reads and writes. -1 (TypeError set) for anything else. */
+    static Py_ssize_t usi_mate_slot_offset(PyObject* descr) {
+        if (Py_TYPE(descr) != &PyMemberDescr_Type ||
+            ((PyMemberDescrObject*)descr)->d_member->type != T_OBJECT_EX) {
+            PyErr_SetString(PyExc_TypeError, "not an object slot");
+            return -1;
+        }
+        return ((PyMemberDescrObject*)descr)->d_member->offset;
+    }
+    /* What the slot's descriptor does on assignment, without the attribute lookup
+       (the object is new: nothing else can see it yet). */
+    static void usi_mate_set_slot(PyObject* obj, Py_ssize_t offset, PyObject* value) {
+        PyObject** slot = (PyObject**)((char*)obj + offset);
+        Py_INCREF(value);
+        Py_XSETREF(*slot, value);
+    }
     """
     object _alloc_instance "usi_mate_alloc_instance"(object cls)
+    Py_ssize_t _slot_offset "usi_mate_slot_offset"(object descr) except -1
+    void _set_slot "usi_mate_set_slot"(object obj, Py_ssize_t offset, object value)
 
 BLACK = 0
 WHITE = 1
@@ -228,16 +244,42 @@ cdef class Position:
 # ---------------------------------------------------------------------------
 # Mate search
 
+import dataclasses
 import functools
 import os
 import threading
 
-from usi_mate.types import _RESULT_FIELDS, Certification, MateResult, SearchProgress, _mate_result
+import usi_mate.types
+from usi_mate.types import _RESULT_FIELDS, Certification, MateResult, SearchProgress
 
-# Every field of a MateResult at its default but the status, in field order: a result's
-# __dict__ is a copy of it (a dict copy is one block copied, not 12 insertions).
-cdef dict _RESULT_TEMPLATE = dict.fromkeys(_RESULT_FIELDS)
-_RESULT_TEMPLATE.update(moves=None, nodes=0, time_ms=0, hashfull=0, line_nodes=0)
+# Where each field of a MateResult lives (its slots; usi_mate.types): the core's results
+# are written there directly. The import fails here if a field is added without this.
+cdef Py_ssize_t _F_STATUS, _F_MOVES, _F_NODES, _F_TIME_MS, _F_HASHFULL, _F_ERROR
+cdef Py_ssize_t _F_CERTIFICATION, _F_STOP_REASON, _F_LINE_NODES, _F_MIN_LENGTH
+cdef Py_ssize_t _F_SHORTEST_POSSIBLE, _F_LENGTH_STOP
+(_F_STATUS, _F_MOVES, _F_NODES, _F_TIME_MS, _F_HASHFULL, _F_ERROR, _F_CERTIFICATION,
+ _F_STOP_REASON, _F_LINE_NODES, _F_MIN_LENGTH, _F_SHORTEST_POSSIBLE, _F_LENGTH_STOP) = [
+    _slot_offset(MateResult.__dict__[name]) for name in (
+        "status", "moves", "nodes", "time_ms", "hashfull", "error", "certification",
+        "stop_reason", "line_nodes", "min_length", "shortest_possible", "length_stop")]
+if len(_RESULT_FIELDS) != 12:
+    raise ImportError(f"usi_mate._core fills 12 MateResult fields, the class has {len(_RESULT_FIELDS)}")
+cdef tuple _RESULT_OFFSETS = tuple(_slot_offset(MateResult.__dict__[name]) for name in _RESULT_FIELDS)
+
+
+def _mate_result_of_values(tuple values):
+    """usi_mate.types._mate_result_of_values in C: the MateResult whose fields are
+    ``values`` (every field, in order), its slots filled directly (unpickling a
+    worker's result, a result with its certification)."""
+    if len(values) != len(_RESULT_OFFSETS):
+        raise TypeError(f"a MateResult has {len(_RESULT_OFFSETS)} fields, not {len(values)}")
+    result = _alloc_instance(MateResult)
+    for offset, value in zip(_RESULT_OFFSETS, values):
+        _set_slot(result, offset, value)
+    return result
+
+
+usi_mate.types._mate_result_of_values = _mate_result_of_values
 
 # The core's constants, defined once in csrc/ and read from there (usi_mate.settings and
 # the rest of the package import them from here).
@@ -514,30 +556,20 @@ cdef object _result(SolveOutput& out, certification):
     cdef list moves = []
     for m in out.pv:
         moves.append(m.decode("ascii"))
-    # usi_mate.types._mate_result's two steps in C: object.__new__ and __dict__ set,
-    # without the frozen dataclass's __init__ (12 object.__setattr__ calls).
-    cdef dict fields = PyDict_Copy(_RESULT_TEMPLATE)
-    fields["status"] = _STATUS_NAMES[out.status]
-    fields["moves"] = moves
-    fields["nodes"] = out.nodes
-    fields["time_ms"] = out.time_ms
-    fields["hashfull"] = out.hashfull
-    if out.error.size():
-        fields["error"] = out.error.decode()
-    if certification is not None:
-        fields["certification"] = certification
-    if out.stop_reason:
-        fields["stop_reason"] = _STOP_REASON_NAMES[out.stop_reason]
-    if out.line_nodes:
-        fields["line_nodes"] = out.line_nodes
-    if out.min_length:
-        fields["min_length"] = out.min_length
-    if out.min_length_lower:
-        fields["shortest_possible"] = out.min_length_lower
-    if out.length_stop:
-        fields["length_stop"] = _STOP_REASON_NAMES[out.length_stop]
+    # The frozen dataclass's __init__ would set each field through object.__setattr__.
     result = _alloc_instance(MateResult)
-    PyObject_GenericSetDict(result, fields, NULL)
+    _set_slot(result, _F_STATUS, _STATUS_NAMES[out.status])
+    _set_slot(result, _F_MOVES, moves)
+    _set_slot(result, _F_NODES, out.nodes)
+    _set_slot(result, _F_TIME_MS, out.time_ms)
+    _set_slot(result, _F_HASHFULL, out.hashfull)
+    _set_slot(result, _F_ERROR, out.error.decode() if out.error.size() else None)
+    _set_slot(result, _F_CERTIFICATION, certification)
+    _set_slot(result, _F_STOP_REASON, _STOP_REASON_NAMES[out.stop_reason])
+    _set_slot(result, _F_LINE_NODES, out.line_nodes)
+    _set_slot(result, _F_MIN_LENGTH, out.min_length if out.min_length else None)
+    _set_slot(result, _F_SHORTEST_POSSIBLE, out.min_length_lower if out.min_length_lower else None)
+    _set_slot(result, _F_LENGTH_STOP, _STOP_REASON_NAMES[out.length_stop])
     return result
 
 
@@ -873,7 +905,7 @@ cdef class Solver:
         self._refine = refine
         if certificate is not None and result.status == "nomate":
             certification = _certification(sfen, certificate, request.root_is_and_node_if_checked)
-            result = _mate_result({**result.__dict__, "certification": certification})
+            result = dataclasses.replace(result, certification=certification)
         return result
 
     def search_many(self, positions, request):
