@@ -14,6 +14,7 @@ import pytest
 
 from usi_mate import SearchRequest
 from usi_mate.runners import (
+    FREE_GROWTH_SECONDS,
     MAX_CHUNK,
     PENDING,
     Chunk,
@@ -47,8 +48,14 @@ def test_chunks_start_at_one_position_and_grow_to_the_measured_target():
     for _ in range(12):  # 20 µs a position: 5,000 would fill 0.1 s, the cap comes first
         sizer.measured(sizer.size, sizer.size * 20e-6)
         sizes.append(sizer.size)
-    assert sizes[:4] == [2, 4, 8, 16]  # at most doubling a step
+    # At once what FREE_GROWTH_SECONDS fits (100 positions), then doubling.
+    assert round(FREE_GROWTH_SECONDS / 20e-6) == 100
+    assert sizes[:4] == [100, 200, 400, 800]
     assert sizes[-1] == MAX_CHUNK
+    slow = ChunkSizer(seconds=0.1, cap=MAX_CHUNK)
+    for _ in range(4):  # 1 ms a position: no more than doubling a step
+        slow.measured(slow.size, slow.size * 1e-3)
+    assert slow.size == 16
     sizer.measured(MAX_CHUNK, 60.0)  # one long search among them: small chunks at once
     assert sizer.size <= 3
     for _ in range(30):
