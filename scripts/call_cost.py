@@ -5,6 +5,7 @@ the same positions and limits, in the same process and the same run (issue 48).
     python -m scripts.call_cost                       # the sets the repository carries
     USI_MATE_PROBLEMS=/path/to/collections python -m scripts.call_cost   # + yaneuraou mate 3-11
     python -m scripts.call_cost --rounds 9 --count 500
+    python -m scripts.call_cost --only mate-1 --only "mate 3" --repeat 10   # a stream
 
 Each set is searched in every way below once a round, the ways interleaved so that load
 from other processes on the machine hits them alike; the table has each way's best round
@@ -20,6 +21,11 @@ from other processes on the machine hits them alike; the table has each way's be
   each round (made outside the timing; its table size is its own: cshogi's Python API
   cannot set it).
 
+``--repeat N`` searches each set N times over in one pass (a bulk run's stream, where
+the start of a solve_many call, its Solver and search thread, weighs nothing): only
+for the sets answered before any table is looked at (mates in one and three, settled
+at the root), where a position seen before is no cheaper the second time.
+
 Limits: first proofs (``post_search="None"``), ``--nodes`` for both engines (default
 100,000), usi-mate's table ``--hash`` MB (default 64). Every mate line of the first round
 is replayed with cshogi (scripts/mate_lines.py), and the verdicts of the two engines are
@@ -31,6 +37,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import time
@@ -152,10 +159,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hash", type=int, default=64, help="usi-mate's table in MB")
     ap.add_argument("--rounds", type=int, default=5, help="rounds (each way once a round)")
     ap.add_argument("--count", type=int, default=1500, help="positions of each set at most")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="each set this many times over in one pass"
+    )
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="only the sets whose label contains TEXT (repeatable)",
+    )
     args = ap.parse_args(argv)
     print(
         f"`python -m scripts.call_cost --nodes {args.nodes} --hash {args.hash} --rounds "
-        f"{args.rounds} --count {args.count}`, {date.today()}, commit {commit()}, "
+        f"{args.rounds} --count {args.count}"
+        + (f" --repeat {args.repeat}" if args.repeat != 1 else "")
+        + "".join(f" --only {shlex.quote(t)}" for t in args.only)
+        + f"`, {date.today()}, commit {commit()}, "
         f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
         f"usi-mate {usi_mate.__version__}, one process, first proofs\n"
     )
@@ -164,11 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|" + "---:|" * (len(names) + 1))
     wrong_all = []
     for label, name in SETS:
+        if args.only and not any(t in label for t in args.only):
+            continue
         path = find(name)
         if path is None:
             print(f"| {label}: {name} not found (USI_MATE_PROBLEMS) |" + " |" * (len(names) + 1))
             continue
-        sfens = [p.sfen for p in read_problem_file(path)][: args.count]
+        sfens = [p.sfen for p in read_problem_file(path)][: args.count] * max(1, args.repeat)
         best, wrong = measure(sfens, args)
         wrong_all += wrong
         rate = {k: len(sfens) / v for k, v in best.items()}

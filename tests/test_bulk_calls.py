@@ -259,6 +259,12 @@ def test_the_call_cost_benchmark_prints_its_table(tmp_path):
     assert "| nshogi mate-1 (3) |" in run.stdout and "| nshogi no mate (1 ply) (3) |" in run.stdout
     assert "yaneuraou500m_mate3.sfen not found (USI_MATE_PROBLEMS)" in run.stdout
     assert "wrong: 0" in run.stdout
+    stream = run_script(
+        "scripts.call_cost", *args, "--only", "mate-1", "--repeat", "2", cwd=tmp_path
+    )
+    assert stream.returncode == 0, stream.stderr
+    assert "--repeat 2 --only mate-1`" in stream.stdout
+    assert "| nshogi mate-1 (6) |" in stream.stdout and "no mate" not in stream.stdout
 
 
 def test_solve_checks_its_keywords_each_call():
