@@ -85,8 +85,9 @@ class MateResult:
     def __reduce__(self):
         # Pickled as its field values in order: a worker process sends every result to
         # its parent, and the default (class, then a dict of names) cost a mate in one
-        # more than its search.
-        return (_unpickle_result, (_field_values(self),))
+        # more than its search. Rebuilt by the builder itself (usi_mate._core's once it
+        # is imported, named by pickle as its own): no Python frame a result in the parent.
+        return (_mate_result_of_values, (_field_values(self),))
 
     @property
     def min_length_proven(self) -> bool:
@@ -129,7 +130,7 @@ _field_values = attrgetter(*_RESULT_FIELDS)
 
 
 def _unpickle_result(values: tuple) -> MateResult:
-    """The MateResult pickled by ``MateResult.__reduce__`` (its field values in order)."""
+    """A MateResult pickled by an earlier version (its field values in order)."""
     return _mate_result_of_values(values)
 
 
