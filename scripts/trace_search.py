@@ -7,11 +7,12 @@ fill, the deepest ply and the node rate over time, one problem after another (is
 
 A problem file is looked for as given, then in problems/ and in the folder
 USI_MATE_PROBLEMS names. Each problem is searched for its first proof
-(``post_search="None"``, one thread) on a fresh table for ``--seconds``; a row is printed
-every ``--every`` seconds from the core's progress reports, and a summary row per problem
-at its end. A root proof number that climbs while its disproof number stays low means the
-search keeps finding new defences under the same attacking line (or counts one subtree
-through many parents); a table at 1000 per mille that keeps the node rate falling means
+(``post_search="None"``, ``--threads`` threads, one by default) on a fresh table for
+``--seconds``; a row is printed every ``--every`` seconds from the core's progress
+reports, and a summary row per problem at its end. A root proof number that climbs
+while its disproof number stays low means the search keeps finding new defences under
+the same attacking line (or counts one subtree through many parents); a table at 1000
+per mille that keeps the node rate falling means
 thrashing: what replacement throws away is rebuilt.
 """
 
@@ -46,7 +47,7 @@ def find(name: str) -> Path:
 
 def trace(problem, args) -> None:
     """Search one problem, printing a row of its progress every ``args.every`` seconds."""
-    solver = Solver(args.hash)
+    solver = Solver(args.hash, threads=args.threads)
     last = [0.0, 0]  # time and nodes of the previous row
 
     def report(p) -> None:
@@ -80,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=100.0, help="time for each problem")
     ap.add_argument("--every", type=float, default=10.0, help="seconds between rows")
     ap.add_argument("--hash", type=int, default=4096, help="table size in MB")
+    ap.add_argument(
+        "--threads", type=int, default=1, help="search threads (nodes counted over all)"
+    )
     args = ap.parse_args(argv)
     problems = [
         p for p in read_problem_file(find(args.file)) if args.only is None or p.id in args.only

@@ -53,6 +53,7 @@ def test_the_search_trace_prints_progress_rows_and_the_end(tmp_path):
     """scripts.trace_search (issue 47's tool): rows of the core's progress reports and a
     last row with the answer, from any folder."""
     args = ["zukou.sfen", "--only", "zukou-002", "--seconds", "5", "--every", "0", "--hash", "16"]
+    args += ["--threads", "2"]
     r = run_script("scripts.trace_search", *args, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     rows = [line for line in r.stdout.splitlines() if line.startswith("| zukou-002 |")]
