@@ -12,7 +12,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 
 import pytest
 
-from usi_mate import SearchRequest
+from usi_mate import SearchRequest, solve_many
 from usi_mate.runners import (
     FREE_GROWTH_SECONDS,
     MAX_CHUNK,
@@ -154,6 +154,21 @@ def test_a_consumer_stopped_inside_a_done_chunk_leaves_the_rest_to_finished():
     assert [next(run), next(run)] == [(0, "result 0"), (1, "result 1")]
     run.close()
     assert ordered.finished() == [(n, f"result {n}") for n in range(2, 6)]
+
+
+def test_a_chunk_sized_on_cheap_positions_still_streams_costly_ones():
+    # After two mates in one the next chunk may hold what 2 ms of them fits (hundreds of
+    # positions); the costly ones after them come back run by run, not with the chunk's
+    # end: the first of them within a few of their searches, not all twenty.
+    texts = [MATE1, MATE1] + [HARD] * 20
+    start = time.monotonic()
+    results = solve_many(texts, nodes_limit=200_000, post_search="None", hash_mb=16)
+    got = [next(results) for _ in range(3)]
+    first_costly = time.monotonic() - start
+    rest = list(results)
+    everything = time.monotonic() - start
+    assert [r.status for r in got] == ["mate", "mate", "unknown"] and len(rest) == 19
+    assert first_costly < everything / 4, (first_costly, everything)
 
 
 def test_chunk_fills_a_run_whole_or_a_task_at_a_time():

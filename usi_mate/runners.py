@@ -220,8 +220,8 @@ class Chunk:
             self.outcomes: list[Any] = [PENDING if item is not None else None for item in items]
         else:
             self.outcomes = [PENDING] * len(items)
-        # How many outcomes are in (written after them, under the GIL): a reader that
-        # sees them all takes the chunk whole instead of looking at each.
+        # How many outcomes are in (counted with them, under the condition's lock): a
+        # reader that sees them all takes the chunk whole instead of looking at each.
         self.filled = len(items) - self.outcomes.count(PENDING)
         self._cond = threading.Condition()
 
@@ -242,28 +242,31 @@ class Chunk:
         ``notify=False`` leaves the waiters to see it at their next timeout: a runner
         that answers many tasks a millisecond wakes the reader once in a while only.
         """
-        outcomes = self.outcomes
-        filled = 0
-        for i, o in answers:
-            if outcomes[i] is PENDING:
-                outcomes[i] = o
-                filled += 1
-        self.filled += filled
-        if notify:
-            self.notify()
+        with self._cond:  # (runners may fill one chunk from several threads)
+            outcomes = self.outcomes
+            filled = 0
+            for i, o in answers:
+                if outcomes[i] is PENDING:
+                    outcomes[i] = o
+                    filled += 1
+            self.filled += filled
+            if notify:
+                self._cond.notify_all()
 
-    def fill_run(self, indices: list[int], answers: list[Any]) -> None:
+    def fill_run(self, indices: list[int], answers: list[Any], notify: bool = True) -> None:
         """:meth:`fill` with ``answers[k]`` the outcome of task ``indices[k]``: in one
         slice when the indices are consecutive and their slots all pending (a whole
         search_many run), which a bulk run of microsecond positions needs."""
-        outcomes = self.outcomes
-        first, end = indices[0], indices[-1] + 1
-        if end - first == len(indices) and all(map(is_, outcomes[first:end], repeat(PENDING))):
-            outcomes[first:end] = answers
-            self.filled += end - first
-            self.notify()
-        else:
-            self.fill(zip(indices, answers))
+        with self._cond:
+            outcomes = self.outcomes
+            first, end = indices[0], indices[-1] + 1
+            if end - first == len(indices) and all(map(is_, outcomes[first:end], repeat(PENDING))):
+                outcomes[first:end] = answers
+                self.filled += end - first
+                if notify:
+                    self._cond.notify_all()
+            else:
+                self.fill(zip(indices, answers), notify)  # (the condition's lock is re-entrant)
 
     def notify(self) -> None:
         """Wake whoever waits in :meth:`wait`."""
@@ -392,16 +395,23 @@ class ThreadRunner:
     def _search_runs(self, chunk: Chunk) -> tuple[float, int]:
         """:func:`solve_task` on the chunk, each run of positions with one request in one
         :meth:`Solver.search_many` call (a mate in one costs less than the call that
-        would bring it alone): the same outcomes, (seconds of work, positions answered)."""
+        would bring it alone), runs doubling from one: the same outcomes, (seconds of
+        work, positions answered)."""
         work, answered = 0.0, 0
         todo = chunk.todo()
         items: list[Any] = chunk.items  # (those in todo are never None)
         requests = list(map(_REQUEST, map(items.__getitem__, todo)))
-        first = 0
+        first, size = 0, 1
+        notified = time.perf_counter()
         while first < len(todo):
             request = requests[first]
-            end = _run_end(requests, first, len(todo))
-            run, first = todo[first:end], end
+            # Runs of 1, 2, 4... positions, each filled as it ends: a chunk sized from
+            # cheap positions that turn out costly still hands its answers back as they
+            # come (a call into the core costs microseconds; a chunk's hand-over more).
+            # The reader is woken at most every FLUSH_SECONDS (and by the chunk's end):
+            # woken at every run, it took the GIL from this thread over and over.
+            end = _run_end(requests, first, size)
+            run, first, size = todo[first:end], end, 2 * size
             if not self._armed():
                 break
             start = time.perf_counter()
@@ -411,10 +421,14 @@ class ThreadRunner:
             except BaseException as e:  # noqa: BLE001 - handed to whoever reads the chunk
                 results = [e] * len(run)
             stopped = self._stopping.is_set()
+            now = time.perf_counter()
+            wake = now - notified >= FLUSH_SECONDS
+            if wake:
+                notified = now
             if type(results[0]) is MateResult and not _needs_a_look(results, stopped):
-                work += time.perf_counter() - start
+                work += now - start
                 answered += len(run)
-                chunk.fill_run(run, results)
+                chunk.fill_run(run, results, notify=wake)
                 continue
             outcomes = []
             for i, result in zip(run, results):
@@ -426,7 +440,7 @@ class ThreadRunner:
                 outcomes.append((i, result))
             work += time.perf_counter() - start
             answered += len(run)
-            chunk.fill(outcomes)
+            chunk.fill(outcomes, notify=wake)
         return work, answered
 
     def submit(self, chunk: Chunk) -> None:
@@ -1049,7 +1063,7 @@ class InOrder:
         for keys, outcomes in self.run_chunks(tasks, poll):
             # The head follows each outcome handed back: after a stop, finished() has
             # those of the stretch the consumer had not taken yet.
-            head = self._head - len(keys)
+            head = self._head
             for key, outcome in zip(keys, outcomes):
                 head += 1
                 self._head = head
@@ -1103,9 +1117,10 @@ class InOrder:
                 end = i + 1
                 while end < n and outcomes[end] is not PENDING:
                     end += 1
-            # (The head moves first: a consumer that stops here has taken these.)
-            self._head = end
             yield keys[i:end], outcomes[i:end]
+            # (After the yield: a consumer stopped inside the stretch leaves it to
+            # finished(), as run() does an outcome at a time.)
+            self._head = end
             if self._head == n:
                 self.pending.popleft()
                 self._head = 0
