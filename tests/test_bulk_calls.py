@@ -15,7 +15,7 @@ from oracle import check_mate_line, load_generated, load_labelled, run_script
 
 from usi_mate import MateResult, Position, SearchRequest, Solver
 from usi_mate._core import _mate_result_of_values
-from usi_mate.types import _mate_result, _python_result_of_values, _unpickle_result
+from usi_mate.types import _python_result_of_values, _unpickle_result
 
 MATE_IN_1 = [s for s, _, _ in load_labelled("nshogi_mate1.sfen")]
 GENERATED = load_generated()
@@ -137,9 +137,8 @@ def test_a_result_built_from_fields_is_the_dataclasss():
     }
     assert set(fields) == {f.name for f in dataclasses.fields(MateResult)}
     values = tuple(fields.values())
-    # The core's builder (what _mate_result uses once usi_mate._core is imported) and
-    # the plain Python one.
-    for built in (_mate_result(dict(fields)), _python_result_of_values(values)):
+    # The core's builder and the plain Python one.
+    for built in (_mate_result_of_values(values), _python_result_of_values(values)):
         assert built == MateResult(**fields)
         assert repr(built) == repr(MateResult(**fields))
         assert dataclasses.asdict(built) == fields

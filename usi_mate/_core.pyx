@@ -252,31 +252,33 @@ import threading
 import usi_mate.types
 from usi_mate.types import _RESULT_FIELDS, Certification, MateResult, SearchProgress
 
-# Where each field of a MateResult lives (its slots; usi_mate.types): the core's results
-# are written there directly. The import fails here if a field is added without this.
-cdef Py_ssize_t _F_STATUS, _F_MOVES, _F_NODES, _F_TIME_MS, _F_HASHFULL, _F_ERROR
-cdef Py_ssize_t _F_CERTIFICATION, _F_STOP_REASON, _F_LINE_NODES, _F_MIN_LENGTH
-cdef Py_ssize_t _F_SHORTEST_POSSIBLE, _F_LENGTH_STOP
-(_F_STATUS, _F_MOVES, _F_NODES, _F_TIME_MS, _F_HASHFULL, _F_ERROR, _F_CERTIFICATION,
- _F_STOP_REASON, _F_LINE_NODES, _F_MIN_LENGTH, _F_SHORTEST_POSSIBLE, _F_LENGTH_STOP) = [
-    _slot_offset(MateResult.__dict__[name]) for name in (
-        "status", "moves", "nodes", "time_ms", "hashfull", "error", "certification",
-        "stop_reason", "line_nodes", "min_length", "shortest_possible", "length_stop")]
-if len(_RESULT_FIELDS) != 12:
-    raise ImportError(f"usi_mate._core fills 12 MateResult fields, the class has {len(_RESULT_FIELDS)}")
-cdef tuple _RESULT_OFFSETS = tuple(_slot_offset(MateResult.__dict__[name]) for name in _RESULT_FIELDS)
+# Where each field of a MateResult lives (its slots, usi_mate.types), in field order: the
+# core writes its results there directly, in the order _result() lists them (checked here,
+# so that a field added or moved there fails the import, not a result).
+if _RESULT_FIELDS != ("status", "moves", "nodes", "time_ms", "hashfull", "error", "certification",
+                      "stop_reason", "line_nodes", "min_length", "shortest_possible", "length_stop"):
+    raise ImportError(f"usi_mate._core does not fill the MateResult fields {_RESULT_FIELDS}")
+cdef Py_ssize_t _SLOT_OFFSETS[12]
+for _k, _name in enumerate(_RESULT_FIELDS):
+    _SLOT_OFFSETS[_k] = _slot_offset(MateResult.__dict__[_name])
+del _k, _name
+
+
+cdef object _new_result(tuple values):
+    """The MateResult whose fields are ``values`` (every field, in order), its slots
+    written directly: without the frozen dataclass's __init__ (a setattr a field)."""
+    result = _alloc_instance(MateResult)
+    cdef Py_ssize_t k
+    for k in range(12):
+        _set_slot(result, _SLOT_OFFSETS[k], values[k])
+    return result
 
 
 def _mate_result_of_values(tuple values):
-    """usi_mate.types._mate_result_of_values in C: the MateResult whose fields are
-    ``values`` (every field, in order), its slots filled directly (unpickling a
-    worker's result, a result with its certification)."""
-    if len(values) != len(_RESULT_OFFSETS):
-        raise TypeError(f"a MateResult has {len(_RESULT_OFFSETS)} fields, not {len(values)}")
-    result = _alloc_instance(MateResult)
-    for offset, value in zip(_RESULT_OFFSETS, values):
-        _set_slot(result, offset, value)
-    return result
+    """usi_mate.types._mate_result_of_values in C (unpickling a worker's result)."""
+    if len(values) != 12:
+        raise TypeError(f"a MateResult has 12 fields, not {len(values)}")
+    return _new_result(values)
 
 
 usi_mate.types._mate_result_of_values = _mate_result_of_values
@@ -556,21 +558,20 @@ cdef object _result(SolveOutput& out, certification):
     cdef list moves = []
     for m in out.pv:
         moves.append(m.decode("ascii"))
-    # The frozen dataclass's __init__ would set each field through object.__setattr__.
-    result = _alloc_instance(MateResult)
-    _set_slot(result, _F_STATUS, _STATUS_NAMES[out.status])
-    _set_slot(result, _F_MOVES, moves)
-    _set_slot(result, _F_NODES, out.nodes)
-    _set_slot(result, _F_TIME_MS, out.time_ms)
-    _set_slot(result, _F_HASHFULL, out.hashfull)
-    _set_slot(result, _F_ERROR, out.error.decode() if out.error.size() else None)
-    _set_slot(result, _F_CERTIFICATION, certification)
-    _set_slot(result, _F_STOP_REASON, _STOP_REASON_NAMES[out.stop_reason])
-    _set_slot(result, _F_LINE_NODES, out.line_nodes)
-    _set_slot(result, _F_MIN_LENGTH, out.min_length if out.min_length else None)
-    _set_slot(result, _F_SHORTEST_POSSIBLE, out.min_length_lower if out.min_length_lower else None)
-    _set_slot(result, _F_LENGTH_STOP, _STOP_REASON_NAMES[out.length_stop])
-    return result
+    return _new_result((
+        _STATUS_NAMES[out.status],
+        moves,
+        out.nodes,
+        out.time_ms,
+        out.hashfull,
+        out.error.decode() if out.error.size() else None,
+        certification,
+        _STOP_REASON_NAMES[out.stop_reason],
+        out.line_nodes,
+        out.min_length if out.min_length else None,
+        out.min_length_lower if out.min_length_lower else None,
+        _STOP_REASON_NAMES[out.length_stop],
+    ))
 
 
 cdef object _refine_stats(SolveOutput& out):
@@ -618,7 +619,7 @@ cdef class Solver:
     cdef public object _refine
     cdef uint64_t _hash_mb
     # The core's limits of the last request seen (requests are frozen): a bulk caller
-    # sends one request with every position, and reading its fields cost ~0.4 us a call.
+    # sends one request with every position, and reading its fields again cost each call.
     cdef object _limits_of
     cdef SearchLimits _limits
 
@@ -629,8 +630,8 @@ cdef class Solver:
             raise MemoryError("cannot allocate a lock")
 
     cdef inline void _hold(self) noexcept:
-        # The state's lock: a C lock, where a threading.Lock's `with` cost a search()
-        # call ~2,800 instructions of 33,000. Taken at once when free; else waited for
+        # The state's lock: a C lock, cheaper than a threading.Lock's `with` on every
+        # call (docs/BENCHMARKS.md, "The cost of a call"). Taken at once when free; else waited for
         # without the GIL, which its holder may need to let it go.
         if not PyThread_acquire_lock(self._state_lock, NOWAIT_LOCK):
             with nogil:

@@ -78,9 +78,8 @@ class MateResult:
     # minimum is proven or no such search ran.
     length_stop: StopReason | None = None
 
-    # Slots, not a __dict__: a bulk caller keeps millions of these (128 bytes each
-    # without the moves, against ~520 with a dict: tracemalloc over 10,000), and the
-    # cyclic collector scans one object less per result.
+    # Slots, not a __dict__: a bulk caller keeps millions of these (a fraction of the
+    # memory, docs/BATCH.md), and the cyclic collector scans one object less per result.
 
     def __reduce__(self):
         # Pickled as its field values in order: a worker process sends every result to
@@ -146,11 +145,6 @@ def _python_result_of_values(values: tuple) -> MateResult:
 # usi_mate._core puts its own here when it is imported: the same result, its slots
 # filled in C. tests/test_bulk_calls.py checks both against ``MateResult(**fields)``.
 _mate_result_of_values = _python_result_of_values
-
-
-def _mate_result(fields: dict) -> MateResult:
-    """The MateResult whose fields are ``fields`` (every field, by name)."""
-    return _mate_result_of_values(tuple(fields[name] for name in _RESULT_FIELDS))
 
 
 @dataclass(frozen=True)
