@@ -94,9 +94,8 @@ CHUNK_BUDGET_SECONDS = 2 * CHUNK_SECONDS
 
 # A chunk may hold at once as many positions as this much measured work fits, beyond
 # doubling: handing a chunk to a thread or a worker and its answers back costs tens of
-# microseconds, and positions answered in microseconds paid it at every chunk of the
-# doubling from one (solve_many on 1,500 mates in one: 197,000 positions a second
-# starting from one, 254,000 from chunks of 1,000).
+# microseconds, which positions answered in microseconds paid at every chunk of the
+# doubling from one (docs/BENCHMARKS.md, "The cost of a call").
 FREE_GROWTH_SECONDS = 0.002
 
 # How often a worker sends the answers of its chunk so far: what finished before a
@@ -400,7 +399,7 @@ class ThreadRunner:
         work, answered = 0.0, 0
         todo = chunk.todo()
         items: list[Any] = chunk.items  # (those in todo are never None)
-        requests = list(map(_REQUEST, map(items.__getitem__, todo)))
+        requests = list(map(_SECOND, map(items.__getitem__, todo)))
         first, size = 0, 1
         notified = time.perf_counter()
         while first < len(todo):
@@ -416,7 +415,7 @@ class ThreadRunner:
                 break
             start = time.perf_counter()
             try:
-                texts = list(map(_TEXT, map(items.__getitem__, run)))
+                texts = list(map(_FIRST, map(items.__getitem__, run)))
                 results: list[Any] = self._solver.search_many(texts, request)
             except BaseException as e:  # noqa: BLE001 - handed to whoever reads the chunk
                 results = [e] * len(run)
@@ -594,12 +593,10 @@ def _task_answer(
         return (i, None, e)
 
 
-# The text and the request of a task (its item in a Chunk).
-_TEXT = itemgetter(0)
-_REQUEST = itemgetter(1)
-# The key and the args of a task as InOrder.run takes them.
-_KEY = itemgetter(0)
-_ARGS = itemgetter(1)
+# The first and second of a pair: a task's key and args (as InOrder.run takes them),
+# a Chunk item's text and request.
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
 _STATUS = attrgetter("status")
 
 
@@ -1093,7 +1090,7 @@ class InOrder:
                     if prepare is not None:
                         keys, items = prepare(batch)
                     else:
-                        keys, items = list(map(_KEY, batch)), list(map(_ARGS, batch))
+                        keys, items = list(map(_FIRST, batch)), list(map(_SECOND, batch))
                     chunk = Chunk(items)
                     self.pending.append((keys, chunk))
                     if PENDING in chunk.outcomes:
@@ -1265,7 +1262,7 @@ def _solve_many(
         if set(map(type, batch)) == {str}:
             return [None] * len(batch), list(zip(batch, repeat(request)))
         pairs = list(map(task, batch))
-        return list(map(_KEY, pairs)), list(map(_ARGS, pairs))
+        return list(map(_FIRST, pairs)), list(map(_SECOND, pairs))
 
     runner = make_runner(jobs, spec, executor)
     finished = False
