@@ -37,6 +37,10 @@ else:
         compile_args.append("-march=native")
 if os.environ.get("USI_MATE_PORTABLE", "0") not in ("", "0"):
     define_macros.append(("USI_MATE_PORTABLE", "1"))
+if os.environ.get("USI_MATE_TRACE_PATH", "0") not in ("", "0"):
+    # A diagnostic build: the search prints its path to stderr every 2^28 nodes
+    # (docs/BENCHMARKS.md, "Where the nodes go").
+    define_macros.append(("USI_MATE_TRACE_PATH", "1"))
 link_args = []
 if os.environ.get("USI_MATE_TSAN", "0") not in ("", "0"):
     compile_args += ["-fsanitize=thread", "-g", "-O1"]

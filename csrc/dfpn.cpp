@@ -5,11 +5,27 @@
 // compiler inlines init_child and expand into the hot loop.
 #include <algorithm>
 #include <utility>
+#ifdef USI_MATE_TRACE_PATH
+#include <cstdio>
+#endif
 
 #include "scoped_move.h"
 #include "worker.h"
 
 namespace usi_mate {
+
+#ifdef USI_MATE_TRACE_PATH
+void Worker::dump_path(int ply) {
+  std::fprintf(stderr, "path at %llu nodes, ply %d\n", (unsigned long long)nodes_, ply);
+  for (int p = 0; p <= ply; ++p) {
+    const SearchFrame& g = frame(p);
+    std::fprintf(stderr, "%d %s %s pn %u dn %u th %u %u passes %llu nodes %llu children %d\n", p,
+                 g.trace_or ? "OR" : "AND", move_to_usi(g.child[g.trace_best].move).c_str(), g.trace_pn, g.trace_dn,
+                 g.trace_th_pn, g.trace_th_dn, (unsigned long long)g.trace_passes,
+                 (unsigned long long)(nodes_ - g.trace_nodes_at_entry), g.trace_n);
+  }
+}
+#endif
 
 SearchFrame& Worker::frame(int ply) {
   // Frames are created once per new maximum depth and reused: the search loop itself never allocates.
@@ -382,6 +398,10 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
   f.budget = budget;
   int n = 0;
   expand(f, ply, or_node, path_key, n);
+#ifdef USI_MATE_TRACE_PATH
+  f.trace_passes = 0;
+  f.trace_nodes_at_entry = nodes_;
+#endif
   uint16_t cbudget = child_budget(budget);
   uint32_t pn = 1, dn = 1;
   for (;;) {
@@ -406,6 +426,20 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
       seen_.root_dn = dn;
     }
     if (pn >= th_pn || dn >= th_dn || monitor_.should_stop(nodes_)) break;
+#ifdef USI_MATE_TRACE_PATH
+    f.trace_th_pn = th_pn;
+    f.trace_th_dn = th_dn;
+    f.trace_pn = pn;
+    f.trace_dn = dn;
+    f.trace_best = s.best;
+    f.trace_n = n;
+    f.trace_or = or_node;
+    ++f.trace_passes;
+    if (nodes_ >= next_path_dump_) {
+      next_path_dump_ = nodes_ + (uint64_t(1) << 28);
+      dump_path(ply);
+    }
+#endif
 
     ChildNode& c = f.child[s.best];
     auto [cth_pn, cth_dn] = child_thresholds(s, sum_v, or_node ? c.dn : c.pn, or_node, th_pn, th_dn, order_.eps_shift);

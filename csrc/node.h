@@ -35,6 +35,13 @@ constexpr uint8_t kWaiting = 2;
 struct SearchFrame {
   uint16_t budget;  // mates longer than this many plies do not count at this node
   int waiting;      // drops waiting for their futility judgement
+#ifdef USI_MATE_TRACE_PATH
+  // The node's state as of its last pass through the MID loop, for Worker::dump_path.
+  uint32_t trace_th_pn, trace_th_dn, trace_pn, trace_dn;
+  int trace_best, trace_n;
+  bool trace_or;
+  uint64_t trace_passes, trace_nodes_at_entry;
+#endif
   MoveList moves;
   ChildNode child[MAX_MOVES];
 };

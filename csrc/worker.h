@@ -74,6 +74,13 @@ class Worker {
   void finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t dn, uint64_t path_key, uint32_t amount,
                 NodeValue& out);
   SearchFrame& frame(int ply);
+#ifdef USI_MATE_TRACE_PATH
+  // Prints the path from the root to `ply` to stderr: each node's move being
+  // searched, numbers, thresholds, passes and nodes (a diagnostic build: setup.py,
+  // USI_MATE_TRACE_PATH=1; docs/BENCHMARKS.md, "Where the nodes go").
+  void dump_path(int ply);
+  uint64_t next_path_dump_ = uint64_t(1) << 28;
+#endif
   uint64_t tt_key() const { return TranspositionTable::fix_key(pos_->board_key() ^ salt_); }
   Hand attacker_hand() const { return pos_->hand(attacker_); }
 

@@ -9,7 +9,8 @@ A problem file is looked for as given, then in problems/ and in the folder
 USI_MATE_PROBLEMS names. Each problem is searched for its first proof
 (``post_search="None"``, ``--threads`` threads, one by default) on a fresh table for
 ``--seconds``; a row is printed every ``--every`` seconds from the core's progress
-reports, and a summary row per problem at its end. A root proof number that climbs
+reports, and a summary row per problem at its end, a mating line replayed with cshogi
+(and written to ``--lines``, as a USI position command, when given). A root proof number that climbs
 while its disproof number stays low means the search keeps finding new defences under
 the same attacking line (or counts one subtree through many parents); a table at 1000
 per mille that keeps the node rate falling means
@@ -45,6 +46,16 @@ def find(name: str) -> Path:
     sys.exit(f"{name}: not found (as given, in problems/, or in USI_MATE_PROBLEMS)")
 
 
+def replay(sfen: str, moves: list[str]) -> str:
+    """The line replayed with cshogi (scripts/mate_lines.py): "replayed", or why not."""
+    try:
+        from scripts.mate_lines import check_mate_line, only_futile_by_capture
+    except ImportError:  # cshogi is a test dependency
+        return "not replayed (no cshogi)"
+    bad = check_mate_line(sfen, moves, futile_end=only_futile_by_capture)
+    return "replayed with cshogi" if bad is None else f"WRONG LINE: {bad}"
+
+
 def trace(problem, args) -> None:
     """Search one problem, printing a row of its progress every ``args.every`` seconds."""
     solver = Solver(args.hash, threads=args.threads)
@@ -66,6 +77,13 @@ def trace(problem, args) -> None:
     result = solver.search(problem.sfen, request, on_progress=report, progress_interval_ms=1000)
     wall = time.perf_counter() - start
     answer = f"mate {result.mate_length}" if result.status == "mate" else result.status
+    if result.status == "mate":
+        answer += f", {replay(problem.sfen, list(result.moves))}"
+        if args.lines:
+            args.lines.mkdir(parents=True, exist_ok=True)
+            (args.lines / f"{problem.id}.usi").write_text(
+                f"position sfen {problem.sfen} moves {' '.join(result.moves)}\n", encoding="utf-8"
+            )
     print(
         f"| {problem.id} | **{wall:.0f}** | {result.nodes:,} | {answer} "
         f"(published {problem.expected.text if problem.expected else '?'}) | | | "
@@ -83,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hash", type=int, default=4096, help="table size in MB")
     ap.add_argument(
         "--threads", type=int, default=1, help="search threads (nodes counted over all)"
+    )
+    ap.add_argument(
+        "--lines", type=Path, default=None, help="a folder for the mating lines found (<id>.usi)"
     )
     args = ap.parse_args(argv)
     problems = [

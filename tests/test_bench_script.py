@@ -51,10 +51,15 @@ def test_a_missing_file_names_the_variable(tmp_path):
 
 def test_the_search_trace_prints_progress_rows_and_the_end(tmp_path):
     """scripts.trace_search (issue 47's tool): rows of the core's progress reports and a
-    last row with the answer, from any folder."""
+    last row with the answer, its line replayed with cshogi and written to --lines, from
+    any folder."""
     args = ["zukou.sfen", "--only", "zukou-002", "--seconds", "5", "--every", "0", "--hash", "16"]
-    args += ["--threads", "2"]
+    args += ["--threads", "2", "--lines", str(tmp_path / "lines")]
     r = run_script("scripts.trace_search", *args, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     rows = [line for line in r.stdout.splitlines() if line.startswith("| zukou-002 |")]
     assert rows and "mate " in rows[-1] and "(published 21)" in rows[-1], r.stdout
+    assert "replayed with cshogi" in rows[-1], rows[-1]
+    line = (tmp_path / "lines" / "zukou-002.usi").read_text(encoding="utf-8").split()
+    assert line[:2] == ["position", "sfen"] and line[6] == "moves"
+    assert len(line) - 7 == int(rows[-1].split("mate ")[1].split(",")[0])
