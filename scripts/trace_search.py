@@ -28,6 +28,11 @@ from pathlib import Path
 from usi_mate import SearchRequest, Solver
 from usi_mate.problems import read_problem_file
 
+try:  # python -m scripts.<tool> from the checkout's root
+    from scripts.mate_lines import check_mate_line, only_futile_by_capture
+except ImportError:  # python scripts/<tool>.py, or tests (scripts/ on the path)
+    from mate_lines import check_mate_line, only_futile_by_capture
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -48,10 +53,6 @@ def find(name: str) -> Path:
 
 def replay(sfen: str, moves: list[str]) -> str:
     """The line replayed with cshogi (scripts/mate_lines.py): "replayed", or why not."""
-    try:
-        from scripts.mate_lines import check_mate_line, only_futile_by_capture
-    except ImportError:  # cshogi is a test dependency
-        return "not replayed (no cshogi)"
     bad = check_mate_line(sfen, moves, futile_end=only_futile_by_capture)
     return "replayed with cshogi" if bad is None else f"WRONG LINE: {bad}"
 
