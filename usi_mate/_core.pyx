@@ -258,7 +258,9 @@ from usi_mate.types import _RESULT_FIELDS, Certification, MateResult, SearchProg
 if _RESULT_FIELDS != ("status", "moves", "nodes", "time_ms", "hashfull", "error", "certification",
                       "stop_reason", "line_nodes", "min_length", "shortest_possible", "length_stop"):
     raise ImportError(f"usi_mate._core does not fill the MateResult fields {_RESULT_FIELDS}")
-cdef Py_ssize_t _SLOT_OFFSETS[12]
+cdef enum:
+    _N_FIELDS = 12  # (the tuple checked above)
+cdef Py_ssize_t _SLOT_OFFSETS[_N_FIELDS]
 for _k, _name in enumerate(_RESULT_FIELDS):
     _SLOT_OFFSETS[_k] = _slot_offset(MateResult.__dict__[_name])
 del _k, _name
@@ -269,15 +271,15 @@ cdef object _new_result(tuple values):
     written directly: without the frozen dataclass's __init__ (a setattr a field)."""
     result = _alloc_instance(MateResult)
     cdef Py_ssize_t k
-    for k in range(12):
+    for k in range(_N_FIELDS):
         _set_slot(result, _SLOT_OFFSETS[k], values[k])
     return result
 
 
 def _mate_result_of_values(tuple values):
     """usi_mate.types._mate_result_of_values in C (unpickling a worker's result)."""
-    if len(values) != 12:
-        raise TypeError(f"a MateResult has 12 fields, not {len(values)}")
+    if len(values) != _N_FIELDS:
+        raise TypeError(f"a MateResult has {_N_FIELDS} fields, not {len(values)}")
     return _new_result(values)
 
 
