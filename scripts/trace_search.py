@@ -14,7 +14,9 @@ reports, and a summary row per problem at its end, a mating line replayed with c
 while its disproof number stays low means the search keeps finding new defences under
 the same attacking line (or counts one subtree through many parents); a table at 1000
 per mille that keeps the node rate falling means
-thrashing: what replacement throws away is rebuilt.
+thrashing: what replacement throws away is rebuilt. ``--max-length N`` asks for a mate
+within N plies only (as ``go depth N``): whether bounding the paths at the published
+length is what the search lacks.
 """
 
 from __future__ import annotations
@@ -73,11 +75,15 @@ def trace(problem, args) -> None:
             flush=True,
         )
 
-    request = SearchRequest(time_limit_ms=int(args.seconds * 1000), post_search="None")
+    request = SearchRequest(
+        time_limit_ms=int(args.seconds * 1000), post_search="None", max_length=args.max_length
+    )
     start = time.perf_counter()
     result = solver.search(problem.sfen, request, on_progress=report, progress_interval_ms=1000)
     wall = time.perf_counter() - start
     answer = f"mate {result.mate_length}" if result.status == "mate" else result.status
+    if result.stop_reason == "length":
+        answer = f"no mate within {args.max_length}"
     if result.status == "mate":
         answer += f", {replay(problem.sfen, list(result.moves))}"
         if args.lines:
@@ -102,6 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hash", type=int, default=4096, help="table size in MB")
     ap.add_argument(
         "--threads", type=int, default=1, help="search threads (nodes counted over all)"
+    )
+    ap.add_argument(
+        "--max-length",
+        type=int,
+        default=None,
+        help="only mates of at most this many plies count (a bounded search, as `go depth`)",
     )
     ap.add_argument(
         "--lines", type=Path, default=None, help="a folder for the mating lines found (<id>.usi)"

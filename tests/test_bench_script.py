@@ -63,3 +63,14 @@ def test_the_search_trace_prints_progress_rows_and_the_end(tmp_path):
     line = (tmp_path / "lines" / "zukou-002.usi").read_text(encoding="utf-8").split()
     assert line[:2] == ["position", "sfen"] and line[6] == "moves"
     assert len(line) - 7 == int(rows[-1].split("mate ")[1].split(",")[0])
+
+
+def test_the_search_trace_bounds_the_length(tmp_path):
+    """--max-length searches as `go depth` does: zukou-002 (21 plies) is proven within 21
+    and has no mate within 19."""
+    base = ["zukou.sfen", "--only", "zukou-002", "--seconds", "20", "--every", "0", "--hash", "16"]
+    for bound, answer in ((21, "mate 21"), (19, "no mate within 19")):
+        r = run_script("scripts.trace_search", *base, "--max-length", str(bound), cwd=tmp_path)
+        assert r.returncode == 0, r.stdout + r.stderr
+        last = [line for line in r.stdout.splitlines() if line.startswith("| zukou-002 |")][-1]
+        assert f"| {answer}" in last, last
