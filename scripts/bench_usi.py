@@ -48,7 +48,10 @@ Verdicts, one per problem and engine:
 
 A line that arrives after the limit still counts (it is a proven line); such answers are
 counted as "late" under the table. The time ratio is the geometric mean, over the
-problems both engines solved, of this engine's time over the first engine's.
+problems both engines solved, of this engine's time over the first engine's. Each record
+also keeps the engine's own node count (its last ``info ... nodes N`` line before the
+answer; engines count nodes differently, so compare them within an engine) and the
+process's peak resident memory by then (per problem with ``--restart-each``).
 
 ``--latency N`` measures instead how fast each engine reacts while it searches, what
 GUIs rely on (ShogiHome ends a mate search with ``quit`` and kills the engine 5 s later;
@@ -183,6 +186,8 @@ class Answer:
     moves: tuple[str, ...] = ()
     seconds: float = 0.0
     raw: str = ""
+    nodes: int | None = None  # the last ``info ... nodes N`` before the answer, if any
+    peak_rss_mb: int | None = None  # the process's peak resident memory so far (Linux)
 
 
 def parse_checkmate(line: str) -> tuple[str, tuple[str, ...]] | None:
@@ -201,6 +206,7 @@ def parse_checkmate(line: str) -> tuple[str, tuple[str, ...]] | None:
     return "unreadable", ()
 
 
+_INFO_NODES = re.compile(r"\bnodes (\d+)")
 _USI_MOVE = re.compile(r"^(?:[1-9][a-i][1-9][a-i]\+?|[RBGSNLP]\*[1-9][a-i])$")
 
 
@@ -309,17 +315,24 @@ class UsiEngine:
             before = after
         return time.monotonic() - start
 
-    def _note_rss(self) -> None:
-        """Record the process's peak resident memory (Linux /proc; elsewhere nothing)."""
+    def _vm_hwm_kb(self) -> int | None:
+        """The process's peak resident memory in kB (Linux /proc; elsewhere None)."""
         if self.proc is None:
-            return
+            return None
         try:
             status = Path(f"/proc/{self.proc.pid}/status").read_text()
         except OSError:
-            return
+            return None
         m = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
-        if m:
-            self.peak_rss_kb = max(self.peak_rss_kb, int(m.group(1)))
+        return int(m.group(1)) if m else None
+
+    def _note_rss(self) -> int | None:
+        """Record the process's peak resident memory; that peak in MB (None if unknown)."""
+        kb = self._vm_hwm_kb()
+        if kb is None:
+            return None
+        self.peak_rss_kb = max(self.peak_rss_kb, kb)
+        return round(kb / 1024)
 
     def kill(self) -> None:
         """Kill the engine's process group at once."""
@@ -362,22 +375,27 @@ class UsiEngine:
         start = time.perf_counter()
         self.send("go mate infinite" if infinite else f"go mate {time_ms}")
         deadline = start + time_ms / 1000.0 + (0.0 if infinite else GUARD_S)
+        nodes = None
         while True:
             try:
                 line = self.lines.get(timeout=max(0.0, deadline - time.perf_counter()))
             except queue.Empty:
                 seconds = time.perf_counter() - start
+                rss = self._note_rss()
                 self.kill()
-                return Answer("killed", (), seconds, "")
+                return Answer("killed", (), seconds, "", nodes, rss)
             if line is None:
                 seconds = time.perf_counter() - start
                 self.kill()
-                return Answer("exited", (), seconds, "")
+                return Answer("exited", (), seconds, "", nodes)
             parsed = parse_checkmate(line)
             if parsed is not None:
                 seconds = time.perf_counter() - start
-                self._note_rss()
-                return Answer(parsed[0], parsed[1], seconds, line.strip())
+                rss = self._note_rss()
+                return Answer(parsed[0], parsed[1], seconds, line.strip(), nodes, rss)
+            m = _INFO_NODES.search(line) if line.startswith("info ") else None
+            if m:
+                nodes = int(m.group(1))
 
     # -- reacting (--latency)
 
@@ -445,6 +463,8 @@ class Record:
     reason: str = ""
     end: str = ""  # for valid lines: "mate" (checkmate) or "futile" (only futile drops left)
     late: bool = False  # answered after the time limit
+    nodes: int | None = None  # the engine's last reported node count (Answer.nodes)
+    peak_rss_mb: int | None = None  # the engine process's peak memory by then (Answer.peak_rss_mb)
 
 
 def judge(
@@ -736,14 +756,21 @@ def run(args: argparse.Namespace) -> int:
                         reason,
                         end,
                         answer.seconds > limit_s,
+                        answer.nodes,
+                        answer.peak_rss_mb,
                     )
                     records.append(rec)
                     if out:
                         out.write(json.dumps(asdict(rec), ensure_ascii=False) + "\n")
                         out.flush()
                     what = rec.length if rec.length is not None else answer.status
+                    spent = f"{answer.seconds:.2f} s"
+                    if answer.nodes is not None:
+                        spent += f", {answer.nodes:,} nodes"
+                    if answer.peak_rss_mb is not None:
+                        spent += f", {answer.peak_rss_mb:,} MB"
                     print(
-                        f"{engine.spec.name} {p.id}: {verdict}, {what} ({answer.seconds:.2f} s)",
+                        f"{engine.spec.name} {p.id}: {verdict}, {what} ({spent})",
                         file=sys.stderr,
                         flush=True,
                     )

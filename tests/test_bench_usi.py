@@ -152,7 +152,8 @@ FAKE_ENGINE = textwrap.dedent(
             step = script[n]
             time.sleep(step.get("sleep", 0))
             if "answer" in step:
-                say("info string thinking"); say(step["answer"])
+                say("info string thinking"); say(step.get("info", "info string no count"))
+                say(step["answer"])
         elif cmd[0] == "quit":
             break
     """
@@ -164,7 +165,13 @@ def test_driver_against_a_fake_engine(tmp_path, monkeypatch, capsys):
     # on a loaded CI machine (2 cores, the suite in parallel).
     monkeypatch.setattr(bench_usi, "GUARD_S", 2.0)
     cases = [
-        (MATE1, "1", "mate", {"answer": "checkmate G*5b"}, "exact"),
+        (
+            MATE1,
+            "1",
+            "mate",
+            {"info": "info time 1 nodes 1234 nps 99", "answer": "checkmate G*5b"},
+            "exact",
+        ),
         (MATE1, "1", "illegal", {"answer": "checkmate G*5a"}, "wrong"),
         (MATE1, "1", "nocheck", {"answer": "checkmate G*9i 5a4a 5c5b+"}, "wrong"),
         (MATE1, "1", "nomate-on-mate", {"answer": "checkmate nomate"}, "wrong"),
@@ -206,6 +213,10 @@ def test_driver_against_a_fake_engine(tmp_path, monkeypatch, capsys):
     assert by_id["futile-end"]["end"] == "futile" and by_id["futile-end"]["length"] == 3
     assert by_id["hang"]["answer"] == "killed"
     assert "illegal" in by_id["illegal"]["reason"]
+    # The engine's own count of nodes, from its last info line; None when it gave none.
+    assert by_id["mate"]["nodes"] == 1234 and by_id["illegal"]["nodes"] is None
+    if sys.platform.startswith("linux"):  # the peak memory comes from /proc
+        assert by_id["mate"]["peak_rss_mb"] > 0
     assert "does not give check" in by_id["nocheck"]["reason"]
     printed = capsys.readouterr().out
     assert "| fake | fake | 9 | 3 | 2 | 1 | 0 | 3 | 3 |" in printed  # one engine restart
