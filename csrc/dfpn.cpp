@@ -425,7 +425,7 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
       seen_.root_pn = pn;
       seen_.root_dn = dn;
     }
-    if (pn >= th_pn || dn >= th_dn || monitor_.should_stop(nodes_)) break;
+    if (pn >= th_pn || dn >= th_dn || monitor_.should_stop(nodes_) || yielding()) break;
 #ifdef USI_MATE_TRACE_PATH
     f.trace_th_pn = th_pn;
     f.trace_th_dn = th_dn;

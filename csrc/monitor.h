@@ -104,6 +104,8 @@ class SearchMonitor {
   }
   // The innermost budget is spent (as last seen by should_stop).
   bool exhausted() const { return stack_[depth_ - 1].exhausted; }
+  // How many budgets are in force: the phase's own, or more inside a sub-search.
+  int depth() const { return depth_; }
   // The caller's budget is spent: the search proper is over, for reason().
   bool caller_budget_spent() const { return stack_[0].exhausted; }
   StopReason reason() const { return reason_; }

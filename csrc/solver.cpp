@@ -72,11 +72,13 @@ void Solver::set_threads(int n) {
 
 // Runs the helpers on the root with `budget` for as long as it lives: the
 // first proof and each shortest-mate attempt. The main thread's result is the
-// answer; the helpers only fill the shared table.
+// answer, or a helper's that resolved the root first (prove_root); otherwise
+// the helpers only fill the shared table.
 Solver::HelperScope::HelperScope(Solver& s, uint16_t budget, bool fresh) : s_(s) {
   Helpers& hs = s.helpers_;
   if (hs.workers.empty()) return;
   hs.stop.store(false, std::memory_order_relaxed);
+  hs.resolved.store(false, std::memory_order_relaxed);
   for (size_t i = 0; i < hs.workers.size(); ++i) {
     Worker* h = hs.workers[i].get();
     Position* root = hs.roots[i].get();
@@ -86,7 +88,8 @@ Solver::HelperScope::HelperScope(Solver& s, uint16_t budget, bool fresh) : s_(s)
     h->salt_ = s.main_.salt_;
     h->futility_.follow(s.main_.futility_);
     if (fresh) root->set_sfen(hs.root_sfen);
-    hs.threads[i]->start([h, root, budget, fresh] { h->help(*root, budget, fresh); });
+    std::atomic<bool>* resolved = &hs.resolved;
+    hs.threads[i]->start([h, root, budget, fresh, resolved] { h->help(*root, budget, fresh, resolved); });
   }
 }
 
@@ -101,7 +104,7 @@ Solver::HelperScope::~HelperScope() {
   }
 }
 
-void Worker::help(Position& root, uint16_t budget, bool fresh) {
+void Worker::help(Position& root, uint16_t budget, bool fresh, std::atomic<bool>* resolved) {
   nodes_ = 0;
   if (fresh) {
     seen_.depth_cut = false;
@@ -114,12 +117,41 @@ void Worker::help(Position& root, uint16_t budget, bool fresh) {
   uint64_t root_key = pos_->full_key();
   try {
     path_.insert(root_key);
-    prove(0, root_key, budget);
+    NodeValue v = prove(0, root_key, budget);
+    // In the table, so the main thread can take it from there (a result that
+    // rests on this thread's path, a repetition, is not); release: the entry
+    // is written before the flag is seen.
+    if (v.pn == 0 || (v.dn == 0 && !v.path_dependent)) resolved->store(true, std::memory_order_release);
   } catch (...) {
     // Out of memory for a new frame: this helper stops; the main thread goes on.
   }
   path_.erase(root_key);
   pos_ = nullptr;
+}
+
+// Without this the main thread went on after a helper had proven the root,
+// until its own search came back to the proof in the table: minutes on a
+// long work whose root it never revisits, with the helper idle. It gives way
+// (Worker::yielding) and reads the helper's result from the table here.
+NodeValue Solver::prove_root(uint64_t root_key, uint16_t budget, bool fresh) {
+  HelperScope helpers(*this, budget, fresh);
+  bool with_helpers = !helpers_.workers.empty();
+  main_.yield_ = {with_helpers ? &helpers_.resolved : nullptr, main_.monitor_.depth()};
+  NodeValue v = main_.prove(0, root_key, budget);
+  while (with_helpers && v.pn != 0 && v.dn != 0 && helpers_.resolved.load(std::memory_order_acquire)) {
+    TTResult r = tt_->probe(main_.tt_key(), main_.attacker_hand(), budget, main_.futility_.own_estimates());
+    if (r.found && (r.pn == 0 || r.dn == 0)) {
+      v = {r.pn, r.dn, r.hand, r.mate_len, false};
+      break;
+    }
+    // The entry was replaced before it was read: search on (the helper's work
+    // is still in the table), unless the caller's limits are spent.
+    if (main_.monitor_.exhausted()) break;
+    helpers_.resolved.store(false, std::memory_order_relaxed);
+    v = main_.prove(0, root_key, budget);
+  }
+  main_.yield_ = {};
+  return v;
 }
 
 void Solver::resize(uint64_t hash_mb) {

@@ -85,8 +85,9 @@ class Solver {
     std::vector<std::unique_ptr<Position>> roots;
     std::vector<std::unique_ptr<SearchThread>> threads;
     std::atomic<bool> stop{false};
-    uint64_t nodes = 0;     // nodes of helper runs already joined, this solve
-    std::string root_sfen;  // the root they copy
+    std::atomic<bool> resolved{false};  // a helper has resolved the root in this phase (its result is in the table)
+    uint64_t nodes = 0;                 // nodes of helper runs already joined, this solve
+    std::string root_sfen;              // the root they copy
   };
   // Progress reports: where they go, and the bounds of the mate's length so far.
   struct Progress {
@@ -108,11 +109,10 @@ class Solver {
    private:
     Solver& s_;
   };
-  // prove() at the root with the helper threads searching beside it (HelperScope).
-  NodeValue prove_root(uint64_t root_key, uint16_t budget, bool fresh) {
-    HelperScope helpers(*this, budget, fresh);
-    return main_.prove(0, root_key, budget);
-  }
+  // prove() at the root with the helper threads searching beside it
+  // (HelperScope); the first thread to resolve the root ends the phase
+  // (solver.cpp).
+  NodeValue prove_root(uint64_t root_key, uint16_t budget, bool fresh);
   // Rebuilds the line into `line` within the current budget (post_search.cpp).
   bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
                     bool* cut_short = nullptr, uint16_t* tree_len = nullptr);

@@ -317,10 +317,57 @@ struct Access {
     return w.prove(ply, path_key, budget);
   }
   static Worker& main_worker(Solver& s) { return s.main_; }
+  static void set_yield(Worker& w, const std::atomic<bool>* flag, int depth) { w.yield_ = {flag, depth}; }
   static SearchResult run(Solver& s, Position& pos, const SearchLimits& limits, bool root_shortcut) {
     return s.run(pos, limits, root_shortcut);
   }
 };
+
+// Worker::yielding, as Solver::prove_root arms it: a first proof of `sfen` (the
+// side to move attacking, every reply counted) on a fresh table with the flag
+// "a helper has resolved the root" already set. Returns the first thread's
+// nodes and whether the root was resolved, twice: searched at the phase's
+// budget depth (it gives way after the root's expansion, unresolved), then
+// inside a sub-search's budget (one more; a futility judgement's, which must
+// end on its own terms: it searches on to the proof).
+inline std::vector<uint64_t> yielding_first_proof(const std::string& sfen) {
+  init_core();
+  TranspositionTable tt;
+  tt.resize(16);
+  Worker w(&tt, 0);
+  Position pos;
+  pos.set_sfen(sfen);
+  std::atomic<bool> stop{false}, resolved{true};
+  SearchLimits limits;
+  limits.ignore_futile_interpositions = false;
+  Access::limits(w) = limits;
+  Access::monitor(w).start(0, 0, &stop);
+  Access::pos(w) = &pos;
+  Access::attacker(w) = pos.side_to_move();
+  Access::futility(w).new_solve(false, 0);
+  Access::salt(w) = Access::futility(w).salt();
+  Access::path(w).clear_if_dirty();
+  Access::rep_table(w).clear();
+  uint64_t root_key = pos.full_key();
+  Access::path(w).insert(root_key);
+  std::vector<uint64_t> out;
+  Access::set_yield(w, &resolved, Access::monitor(w).depth());
+  Access::nodes(w) = 0;
+  NodeValue v = Access::prove(w, 0, root_key, BUDGET_NONE);
+  out.push_back(Access::nodes(w));
+  out.push_back(v.pn == 0 || v.dn == 0);
+  {
+    auto scope = Access::monitor(w).nested(Access::nodes(w), SearchMonitor::kNoLimit);
+    Access::nodes(w) = 0;
+    v = Access::prove(w, 0, root_key, BUDGET_NONE);
+    out.push_back(Access::nodes(w));
+    out.push_back(v.pn == 0);
+  }
+  Access::set_yield(w, nullptr, 0);
+  Access::path(w).erase(root_key);
+  Access::pos(w) = nullptr;
+  return out;
+}
 
 // A solve on a fresh table by the search alone: no mate-in-one answer at the
 // root before it, nor "no check, no mate" (Solver::settled_at_root), for tests that

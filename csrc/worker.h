@@ -59,8 +59,15 @@ class Worker {
   };
 
   // A helper's run on its copy of the root within `budget` (solver.cpp);
-  // `fresh`: a new phase, whose memos start empty.
-  void help(Position& root, uint16_t budget, bool fresh);
+  // `fresh`: a new phase, whose memos start empty. When it resolves the root
+  // into the table it sets `resolved`, which ends the main thread's phase.
+  void help(Position& root, uint16_t budget, bool fresh, std::atomic<bool>* resolved);
+  // The main thread's search gives way (returns, unresolved) because a helper
+  // has resolved the root: only at the phase's own budget depth, so that a
+  // sub-search inside it (a futility judgement) always ends on its own terms.
+  bool yielding() const {
+    return yield_.flag && yield_.flag->load(std::memory_order_relaxed) && monitor_.depth() == yield_.depth;
+  }
 
   // dfpn.cpp
   NodeValue mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key, uint16_t budget);
@@ -97,6 +104,12 @@ class Worker {
   SearchLimits limits_;
   Seen seen_;
   Order order_;
+  // Set by Solver::prove_root on the main thread while helpers run (null otherwise).
+  struct Yield {  // (testing.h sets it too)
+    const std::atomic<bool>* flag = nullptr;
+    int depth = 0;
+  };
+  Yield yield_;
 };
 
 }  // namespace usi_mate

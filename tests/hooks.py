@@ -104,6 +104,7 @@ _TranspositionTable = _testing._TranspositionTable
 _solve_with_line_cut = _testing._solve_with_line_cut
 _root_entry_after_search = _testing._root_entry_after_search
 _solve_by_search = _testing._solve_by_search
+_yielding_first_proof = _testing._yielding_first_proof
 _solve_with_line_pass = _testing._solve_with_line_pass
 
 

@@ -82,3 +82,15 @@ def test_thread_count_is_checked_and_kept():
     with pytest.raises(TypeError):
         solver.set_threads("2")
     assert solver.threads == 1
+
+
+def test_the_first_thread_gives_way_when_a_helper_has_resolved_the_root():
+    """Solver.prove_root ends a phase when a helper resolves the root: the first thread's
+    search returns at once (it then reads the helper's result from the table), but a
+    sub-search inside the phase (a futility judgement) is never cut by it."""
+    from hooks import _yielding_first_proof
+
+    sfen, length = KNOWN[0]
+    (nodes, resolved), (nested_nodes, proven) = _yielding_first_proof(sfen)
+    assert not resolved and nodes < 200  # the root's checks looked up, nothing more
+    assert proven and nested_nodes > 10 * nodes

@@ -68,6 +68,7 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
         int root_mate_len
 
     TSearchedSolve t_solve_by_search "usi_mate::testing::solve_by_search"(const string&, uint64_t, int, uint64_t, bint) except + nogil
+    vector[uint64_t] t_yielding_first_proof "usi_mate::testing::yielding_first_proof"(const string&) except +
 
     cdef cppclass TFutility "usi_mate::testing::Futility":
         TFutility() except +
@@ -406,6 +407,14 @@ def _solve_with_line_cut(sfen, nodes, read_positions, post_search="None", hash_m
     with nogil:
         r = t_solve_with_line_cut(c_sfen, c_nodes, c_level, c_cut, c_mb)
     return (_STATUS[r.status], [m.decode() for m in r.pv])
+
+
+def _yielding_first_proof(sfen):
+    """A first proof with the flag "a helper has resolved the root" already set, as
+    Solver.prove_root arms it for the first thread (testing.h, yielding_first_proof):
+    ((nodes, resolved) at the phase's budget depth, (nodes, proven) one budget deeper)."""
+    cdef vector[uint64_t] r = t_yielding_first_proof(sfen.encode())
+    return (r[0], bool(r[1])), (r[2], bool(r[3]))
 
 
 def _solve_by_search(sfen, nodes, post_search="MinLength", hash_mb=16, strict=False):
