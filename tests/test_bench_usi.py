@@ -161,7 +161,7 @@ FAKE_ENGINE = textwrap.dedent(
 
 
 def test_driver_against_a_fake_engine(tmp_path, monkeypatch, capsys):
-    # The hang below costs 2.2 s, not 5.2; a guard under a second killed an instant answer
+    # The hang below costs 3 s, not 6; a guard under a second killed an instant answer
     # on a loaded CI machine (2 cores, the suite in parallel).
     monkeypatch.setattr(bench_usi, "GUARD_S", 2.0)
     cases = [
@@ -178,7 +178,7 @@ def test_driver_against_a_fake_engine(tmp_path, monkeypatch, capsys):
         (MATE1, "1", "hang", {"sleep": 30}, "timeout"),
         (MATE3, "3", "futile-end", {"answer": "checkmate " + " ".join(MATE3_LINE)}, "exact"),
         (MATE3, "3", "strict", {"answer": "checkmate " + " ".join(MATE3_STRICT)}, "longer"),
-        (MATE3, "3", "late-nomate", {"sleep": 0.3, "answer": "checkmate nomate"}, "timeout"),
+        (MATE3, "3", "late-nomate", {"sleep": 1.3, "answer": "checkmate nomate"}, "timeout"),
         (MATE3, "3", "says-timeout", {"answer": "checkmate timeout"}, "timeout"),
     ]
     problems = tmp_path / "fake.sfen"
@@ -201,7 +201,7 @@ def test_driver_against_a_fake_engine(tmp_path, monkeypatch, capsys):
             "--option",
             "*:Missing=1",
             "--time",
-            "200",
+            "1000",  # an instant answer must come within it, also on a loaded machine
             "--jsonl",
             str(out),
         ]
