@@ -323,6 +323,34 @@ struct Access {
   }
 };
 
+// Sets a worker up on `pos` as Solver::run sets up its main worker: limits,
+// monitor (stopped by `stop`), attacker, the judge's new solve, the salt (the
+// judge's only: a table of its own needs no material salt, and the judge's
+// keeps bit 0, the side to move's, clear) and the path with the root in it.
+// Returns the root's key, for disarm_worker.
+inline uint64_t arm_worker(Worker& w, TranspositionTable& tt, Position& pos, const SearchLimits& limits, Color attacker,
+                           bool judge_enabled, uint64_t cap, const std::atomic<bool>* stop) {
+  Access::limits(w) = limits;
+  Access::nodes(w) = 0;
+  Access::monitor(w).start(0, 0, stop);
+  Access::pos(w) = &pos;
+  Access::attacker(w) = attacker;
+  FutilityJudge& judge = Access::futility(w);
+  judge.new_solve(judge_enabled, cap);
+  Access::salt(w) = judge.salt();
+  Access::path(w).clear_if_dirty();
+  Access::rep_table(w).clear();
+  tt.new_search();
+  uint64_t root_key = pos.full_key();
+  Access::path(w).insert(root_key);
+  return root_key;
+}
+
+inline void disarm_worker(Worker& w, uint64_t root_key) {
+  Access::path(w).erase(root_key);
+  Access::pos(w) = nullptr;
+}
+
 // Worker::yielding, as Solver::prove_root arms it: a first proof of `sfen` (the
 // side to move attacking, every reply counted) on a fresh table with the flag
 // "a helper has resolved the root" already set. Returns the first thread's
@@ -340,16 +368,7 @@ inline std::vector<uint64_t> yielding_first_proof(const std::string& sfen) {
   std::atomic<bool> stop{false}, resolved{true};
   SearchLimits limits;
   limits.ignore_futile_interpositions = false;
-  Access::limits(w) = limits;
-  Access::monitor(w).start(0, 0, &stop);
-  Access::pos(w) = &pos;
-  Access::attacker(w) = pos.side_to_move();
-  Access::futility(w).new_solve(false, 0);
-  Access::salt(w) = Access::futility(w).salt();
-  Access::path(w).clear_if_dirty();
-  Access::rep_table(w).clear();
-  uint64_t root_key = pos.full_key();
-  Access::path(w).insert(root_key);
+  uint64_t root_key = arm_worker(w, tt, pos, limits, pos.side_to_move(), false, 0, &stop);
   std::vector<uint64_t> out;
   Access::set_yield(w, &resolved, Access::monitor(w).depth());
   Access::nodes(w) = 0;
@@ -364,8 +383,7 @@ inline std::vector<uint64_t> yielding_first_proof(const std::string& sfen) {
     out.push_back(v.pn == 0);
   }
   Access::set_yield(w, nullptr, 0);
-  Access::path(w).erase(root_key);
-  Access::pos(w) = nullptr;
+  disarm_worker(w, root_key);
   return out;
 }
 
@@ -430,26 +448,9 @@ class JudgeBench {
     SearchLimits limits;
     limits.post_search = PostSearchLevel::MinLength;
     limits.futility_node_cap = cap;
-    Access::limits(w_) = limits;
-    Access::nodes(w_) = 0;
-    Access::monitor(w_).start(0, 0, &stop_);
-    Access::pos(w_) = &pos_;
-    Access::attacker(w_) = ~pos_.side_to_move();
-    FutilityJudge& judge = Access::futility(w_);
-    judge.new_solve(true, cap);
-    // (Solver::solve salts with the material too; a table of its own needs only
-    // the judge's salt, which keeps bit 0, the side to move's, clear.)
-    Access::salt(w_) = judge.salt();
-    Access::path(w_).clear_if_dirty();
-    Access::rep_table(w_).clear();
-    tt_.new_search();
-    root_key_ = pos_.full_key();
-    Access::path(w_).insert(root_key_);
+    root_key_ = arm_worker(w_, tt_, pos_, limits, ~pos_.side_to_move(), true, cap, &stop_);
   }
-  ~JudgeBench() {
-    Access::path(w_).erase(root_key_);
-    Access::pos(w_) = nullptr;
-  }
+  ~JudgeBench() { disarm_worker(w_, root_key_); }
   JudgeBench(const JudgeBench&) = delete;
   JudgeBench& operator=(const JudgeBench&) = delete;
 

@@ -90,7 +90,7 @@ def test_the_first_thread_gives_way_when_a_helper_has_resolved_the_root():
     sub-search inside the phase (a futility judgement) is never cut by it."""
     from hooks import _yielding_first_proof
 
-    sfen, length = KNOWN[0]
+    sfen = KNOWN[0][0]
     (nodes, resolved), (nested_nodes, proven) = _yielding_first_proof(sfen)
     assert not resolved and nodes < 200  # the root's checks looked up, nothing more
     assert proven and nested_nodes > 10 * nodes
