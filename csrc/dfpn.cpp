@@ -436,7 +436,7 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     f.trace_or = or_node;
     ++f.trace_passes;
     if (nodes_ >= next_path_dump_) {
-      next_path_dump_ = nodes_ + (uint64_t(1) << 28);
+      next_path_dump_ = nodes_ + kPathDumpNodes;
       dump_path(ply);
     }
 #endif

@@ -86,7 +86,8 @@ class Worker {
   // searched, numbers, thresholds, passes and nodes (a diagnostic build: setup.py,
   // USI_MATE_TRACE_PATH=1; docs/BENCHMARKS.md, "Where the nodes go").
   void dump_path(int ply);
-  uint64_t next_path_dump_ = uint64_t(1) << 28;
+  static constexpr uint64_t kPathDumpNodes = uint64_t(1) << 28;
+  uint64_t next_path_dump_ = kPathDumpNodes;
 #endif
   uint64_t tt_key() const { return TranspositionTable::fix_key(pos_->board_key() ^ salt_); }
   Hand attacker_hand() const { return pos_->hand(attacker_); }
