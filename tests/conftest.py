@@ -9,6 +9,7 @@ installed earlier from another version would be tested instead, and its missing
 names would surface as import errors in single test files; this says so at once.
 """
 
+import signal
 import sys
 from pathlib import Path
 
@@ -32,6 +33,10 @@ def _stale_files(installed: Path) -> list[str]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # A shell starts a background job with SIGINT ignored, and Python keeps what it
+    # inherits: Ctrl-C would then reach neither the tests of Ctrl-C nor their children.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         import usi_mate
     except ImportError as e:

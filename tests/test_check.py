@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -612,9 +611,9 @@ def test_stop_during_the_cook_search_answers_at_once():
         "setoption name ReportCooks value true", f"position sfen {TENDO_12}", "go mate infinite"
     )
     out.wait_for("info string last-move alternative (tolerated) at move 7")
-    started = time.monotonic()
-    engine.handle_line("stop")  # returns once the answer is written
-    assert time.monotonic() - started < 1.0
+    # stop returns once the answer is written; that the cook search was cut short by it
+    # (and not waited for: it would take minutes) is the summary's "(stopped)" below.
+    engine.handle_line("stop")
     answers = [line for line in out.lines if line.startswith("checkmate")]
     assert len(answers) == 1
     assert check_mate_line(TENDO_12, answers[0].split()[1:]) is None

@@ -589,12 +589,20 @@ def test_a_short_search_runs_on_the_calling_thread():
 
 
 def test_keyboard_interrupt_stops_the_search_and_the_next_one_runs():
+    # Ctrl-C comes once the search reports progress (from its own thread), so it lands
+    # while the main thread waits on the search, however slow the machine.
     s = Solver(hash_mb=16)
-    timer = threading.Timer(0.3, _thread.interrupt_main)
-    timer.start()
+    reports = []
+
+    def interrupt_once(progress):
+        reports.append(progress)
+        if len(reports) == 1:
+            _thread.interrupt_main()
+
     with pytest.raises(KeyboardInterrupt):
-        s.solve(HARD, nodes_limit=500_000_000)  # (the limit only guards against a hang)
-    timer.join()
+        # (the limit only guards against a hang)
+        s.solve(HARD, nodes_limit=500_000_000, on_progress=interrupt_once, progress_interval_ms=1)
+    assert reports and reports[-1].nodes < 500_000_000
     assert s.solve(MATE1).moves == ["G*5b"]
 
 

@@ -9,7 +9,6 @@ agree, and stop() is as prompt as with one thread.
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from oracle import check_mate_line
@@ -55,18 +54,24 @@ def test_verdicts_do_not_depend_on_threads(make, seed):
     assert settled >= 60
 
 
-def test_stop_is_prompt_with_threads():
+def test_stop_ends_a_search_with_threads():
+    # The stop comes once the search reports progress (an event, not a sleep), and the
+    # search has no end of its own: it returns only because the stop ended every thread.
+    # (How soon is a benchmark's question: scripts.bench_usi --latency.)
     solver = Solver(64, threads=3)
     out = {}
-    worker = threading.Thread(target=lambda: out.setdefault("r", solver.solve(HARD)))
+    searching = threading.Event()
+    worker = threading.Thread(
+        target=lambda: out.setdefault(
+            "r", solver.solve(HARD, on_progress=lambda p: searching.set(), progress_interval_ms=1)
+        )
+    )
     worker.start()
-    time.sleep(0.3)
-    asked = time.monotonic()
+    assert searching.wait(60)
     solver.stop()
-    worker.join(5)
+    worker.join(60)
     assert not worker.is_alive()
-    assert time.monotonic() - asked < 1.0
-    assert out["r"].status in ("unknown", "mate")
+    assert out["r"].status == "unknown" and out["r"].stop_reason == "stop", out["r"]
 
 
 def test_thread_count_is_checked_and_kept():
