@@ -18,6 +18,7 @@ takes a few milliseconds.
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -232,3 +233,84 @@ def test_check_writes_kif_files_by_the_same_rule(tmp_path, capsys):
     # usi-mate check reads its own .kif back (it takes UTF-8, else CP932).
     assert check_main([str(kif), "--nodes", "2000000", *SMALL]) == 1
     assert "main line (given line, 5 plies)" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------
+# The name chooses the format too, unless --format says otherwise
+
+
+def _read_as(path, fmt: str) -> object:
+    """What a reader of ``fmt`` makes of the file (each fails on another format)."""
+    text = path.read_bytes().decode(output_encoding(str(path)))
+    if fmt == "kif":
+        return kif_line(text)
+    if fmt == "jsonl":
+        return [json.loads(line)["moves"] for line in text.splitlines()]
+    if fmt == "csv":
+        header, row = list(csv.reader(text.splitlines()))
+        assert header[:2] == ["id", "sfen"]
+        return row[header.index("moves")].split()
+    assert fmt == "text"
+    assert "mate 9" in text and not text.startswith(("{", "id,", "#", "開始"))
+    return text
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("x.kif", "kif"),
+        ("X.KIF", "kif"),
+        ("x.kifu", "kif"),
+        ("x.csv", "csv"),
+        ("x.jsonl", "jsonl"),
+        ("x.txt", "text"),
+        ("results", "text"),
+    ],
+)
+def test_the_output_name_chooses_the_format(tmp_path, name, fmt):
+    # `usi-mate solve POSITION --output x.kif` once wrote the text table into a CP932
+    # file that no KIF reader could open.
+    out = tmp_path / name
+    assert solve(TENDO_1, "--output", str(out)) == 0
+    got = _read_as(out, fmt)
+    if fmt == "kif":
+        assert got[0] == TENDO_1 and list(got[1]) == solver_line(tmp_path)
+
+
+@pytest.mark.skipif(shogi is None, reason="python-shogi not installed")
+def test_a_kif_named_output_without_format_is_read_by_python_shogi(tmp_path):
+    out = tmp_path / "answer.kif"
+    assert solve(TENDO_1, "--output", str(out)) == 0
+    (theirs,) = shogi.KIF.Parser.parse_file(str(out))
+    assert theirs["moves"] == solver_line(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "text", "--output", "x.kif"], "--format text contradicts --output"),
+        (["--format", "jsonl", "--output", "x.csv"], "--format jsonl contradicts --output"),
+        (["--format", "kif", "--output", "x.jsonl"], "--format kif contradicts --output"),
+        (["--output", "x.ki2"], "a .ki2 file is KI2, which this command does not write"),
+        (["--format", "kif", "--output", "x.ki2u"], "a .ki2u file is KI2"),
+    ],
+)
+def test_a_format_that_contradicts_the_name_is_refused(tmp_path, capsys, args, message):
+    args = [a.replace("x.", str(tmp_path / "x.")) for a in args]
+    assert solve(TENDO_1, *args) == 2
+    assert message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # nothing written, no search made
+
+
+def test_check_chooses_its_format_from_the_name_too(tmp_path, capsys):
+    kif, page = tmp_path / "checked.kif", tmp_path / "checked.html"
+    assert check_main([COOK_AT_3, "--output", str(kif), "--nodes", "2000000", *SMALL]) == 1
+    assert "変化：3手" in kif.read_bytes().decode("cp932")
+    assert check_main([COOK_AT_3, "--output", str(page), "--nodes", "2000000", *SMALL]) == 1
+    assert page.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html>")
+    capsys.readouterr()
+    csv_out = str(tmp_path / "checked.csv")
+    assert check_main([COOK_AT_3, "--output", csv_out, *SMALL]) == 2
+    assert "a .csv file is CSV, which this command does not write" in capsys.readouterr().err
+    assert check_main([COOK_AT_3, "--format", "text", "--output", str(kif), *SMALL]) == 2
+    assert "--format text contradicts" in capsys.readouterr().err

@@ -81,6 +81,8 @@ def test_a_torn_last_record_is_cut_off_and_the_others_are_read(tmp_path):
     previous = read_previous(str(out), "jsonl", "utf-8", False, seen.append)
     assert [r["id"] for r in seen] == ["m1", "m2", "m3"]
     assert previous.torn_bytes == 50 and previous.has_content
+    assert out.read_text(encoding="utf-8").startswith(whole)  # untouched until the run goes on
+    previous.cut_torn_end()
     assert out.read_text(encoding="utf-8") == whole  # cut back to the whole records
     problems = [
         make_problem(n - 1, "some/dir/p.sfen", n, f"{MATE1} # 1 m{n}", "") for n in range(1, 6)
@@ -95,6 +97,7 @@ def test_a_last_line_that_is_no_record_is_solved_again_one_in_the_middle_is_an_e
     good = json.dumps(_record("m1", 1)) + "\n"
     out.write_text(good + '{"id": "m2", "sfen"\n', encoding="utf-8")  # cut where a field ended
     previous = read_previous(str(out), "jsonl", "utf-8", False, lambda r: None)
+    previous.cut_torn_end()
     assert len(previous.answered) == 1 and out.read_text(encoding="utf-8") == good
     out.write_text('{"id": "m2", "sfen"\n' + good, encoding="utf-8")
     with pytest.raises(ResumeError, match="line 1 is not a record"):
@@ -210,6 +213,9 @@ def test_resume_with_other_inputs_is_refused_before_any_search(tmp_path):
     first = write(tmp_path, "first.sfen", [f"{MATE1} # 1 a", f"{MATE1} # 1 b"])
     r = run_solve(str(first), "--format", "jsonl", "-o", str(out), *HASH)
     assert r.returncode == 0, r.stderr
+    # A torn last record too: a refused run leaves it (it used to be cut off first).
+    with out.open("a", encoding="utf-8") as f:
+        f.write('{"id": "c", "sfen"')
     before = out.read_text(encoding="utf-8")
     other = write(tmp_path, "other.sfen", [f"{MATE1} # 1 a", f"{MATE1} # 1 c"])
     r = run_solve(str(other), "--format", "jsonl", "-o", str(out), "--resume", *HASH)
@@ -222,7 +228,7 @@ def test_resume_with_other_inputs_is_refused_before_any_search(tmp_path):
 def test_a_run_killed_midway_and_resumed_has_every_record_once(tmp_path, jobs):
     # Killed with SIGKILL (no handler runs, workers die with it), then resumed: every
     # problem once, each agreeing with its proven label as a clean run's do.
-    lines = generated_tail(100)
+    lines = generated_tail(200)  # (enough that a loaded machine's late kill is still midway)
     path = write(tmp_path, "p.sfen", lines)
     out = tmp_path / "out.jsonl"
     command = [*solve_command(), str(path), "--format", "jsonl", "--check", "-o", str(out)]
@@ -249,3 +255,73 @@ def test_a_run_killed_midway_and_resumed_has_every_record_once(tmp_path, jobs):
     records = records_of(out)
     assert_each_once(records, lines)
     assert all(rec["agrees"] for rec in records), [r for r in records if not r["agrees"]]
+
+
+MATE3 = "9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1"
+
+
+def test_two_inputs_with_one_file_name_are_told_apart_by_their_paths(tmp_path):
+    # a/p.sfen and b/p.sfen both hold q1 and q2: matched by file name alone, b's record
+    # of q1 answered a's q1, so a's q1 was never solved and b's was solved twice.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = write(tmp_path / "a", "p.sfen", [f"{MATE1} # 1 q1", f"{MATE3} # 3 q2"])
+    b = write(tmp_path / "b", "p.sfen", [f"{MATE3} # 3 q1", f"{MATE1} # 1 q2"])
+    out = tmp_path / "o.jsonl"
+    args = [str(a), str(b), "--format", "jsonl", "--check", "-o", str(out), *HASH]
+    r = run_solve(*args)
+    assert r.returncode == 0, r.stderr
+    clean = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    # What a stop can leave: every record but a's q1 (unfinished when the stop came).
+    out.write_text("".join(clean[1:]), encoding="utf-8")
+    r = run_solve(*args, "--resume")
+    assert r.returncode == 0, r.stderr
+    assert "3 of 4 problems already answered, solving the other 1" in r.stderr
+    records = records_of(out)
+    assert sorted((rec["source"], rec["line"]) for rec in records) == sorted(
+        (str(path), line) for path in (a, b) for line in (1, 2)
+    )
+    assert records[-1]["source"] == str(a) and records[-1]["id"] == "q1"
+    assert all(rec["agrees"] for rec in records)
+
+
+def test_one_input_written_another_way_still_matches(tmp_path):
+    path = write(tmp_path, "p.sfen", [f"{MATE1} # 1 q1", f"{MATE3} # 3 q2"])
+    out = tmp_path / "o.jsonl"
+    r = run_solve(str(path), "--format", "jsonl", "-o", str(out), *HASH)
+    assert r.returncode == 0, r.stderr
+    other_way = str(tmp_path / "." / ".." / tmp_path.name / "p.sfen")
+    r = run_solve(other_way, "--format", "jsonl", "-o", str(out), "--resume", *HASH)
+    assert r.returncode == 0 and "2 of 2 problems already answered" in r.stderr, r.stderr
+
+
+def test_names_clash_only_for_two_files_of_one_name():
+    from usi_mate.resume import names_clash
+
+    assert names_clash(["a/p.sfen", "b/p.sfen"])
+    assert names_clash(["a\\p.sfen", "b/p.sfen"])  # a Windows path too
+    assert not names_clash(["p.sfen", "./p.sfen", "x/../p.sfen"])  # one file written three ways
+    assert not names_clash(["a/p.sfen", "a/q.sfen"]) and not names_clash([])
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32", "cp932"])
+def test_resume_reads_its_own_output_in_the_encoding_it_was_written(tmp_path, encoding):
+    # A byte 0x0a is no line end in UTF-16 or UTF-32: --resume once refused such an
+    # output ("line 1 is not utf-16 text").
+    lines = [f"{MATE1} # 1 m{n}" for n in range(5)]
+    path = write(tmp_path, "p.sfen", lines)
+    out = tmp_path / "o.jsonl"
+    args = [str(path), "--format", "jsonl", "-o", str(out), "--encoding", encoding, *HASH]
+    r = run_solve(*args)
+    assert r.returncode == 0, r.stderr
+    data = out.read_bytes()
+    whole = data.decode(encoding).splitlines(keepends=True)
+    kept = len("".join(whole[:2]).encode(encoding))  # (with the byte-order mark, if any)
+    out.write_bytes(data[: kept + 7])  # two records, and a torn third
+    r = run_solve(*args, "--resume")
+    assert r.returncode == 0, r.stderr
+    assert "2 of 5 problems already answered" in r.stderr and "(7 bytes)" in r.stderr
+    text = out.read_bytes().decode(encoding)
+    assert "\ufeff" not in text  # one byte-order mark at most, read as such
+    records = [json.loads(line) for line in text.splitlines()]
+    assert_each_once(records, lines)

@@ -30,7 +30,14 @@ from typing import IO, Any
 
 from .echo import ECHO_LIMIT, printable
 from .memory import tables_fit
-from .outputs import EXIT_IO, OutputError, encoding_name, open_output, output_encoding
+from .outputs import (
+    EXIT_IO,
+    OutputError,
+    encoding_name,
+    open_output,
+    output_encoding,
+    output_format,
+)
 from .problems import Problem, make_problem
 from .records import (
     WRITERS,
@@ -40,7 +47,14 @@ from .records import (
     make_record,
     print_disagreements,
 )
-from .resume import RESUMABLE_FORMATS, Answered, PreviousOutput, ResumeError, read_previous
+from .resume import (
+    RESUMABLE_FORMATS,
+    Answered,
+    PreviousOutput,
+    ResumeError,
+    names_clash,
+    read_previous,
+)
 from .runners import InOrder, SolverSpec, Stopped, describe_failure, make_runner
 from .settings import (
     DEFAULT_HASH_MB,
@@ -430,14 +444,20 @@ def _add_worker_options(p: argparse.ArgumentParser) -> None:
 def _add_output_options(p: argparse.ArgumentParser) -> None:
     """Declare the options of what is written: format, file, checks and progress bar."""
     p.add_argument(
-        "--format", choices=sorted(WRITERS), default="text", help="output format (default: text)"
+        "--format",
+        choices=sorted(WRITERS),
+        default=None,
+        help="output format (default: the one --output's name implies, .kif/.kifu kif, "
+        ".csv csv, .jsonl jsonl; else text)",
     )
     p.add_argument(
         "--output",
         "-o",
         metavar="FILE",
         help="write the results to FILE instead of stdout; a .kif file is written in "
-        "Shift_JIS (CP932, CRLF), a .kifu file and any other in UTF-8, as KIF readers expect",
+        "Shift_JIS (CP932, CRLF), a .kifu file and any other in UTF-8, as KIF readers "
+        "expect; the name's format unless --format says otherwise (a --format that "
+        "contradicts the name is refused)",
     )
     p.add_argument(
         "--encoding",
@@ -504,10 +524,16 @@ def _prepare(args) -> tuple[_Inputs, _Survey, PreviousOutput | None, Tally]:
     read, workers sized; _UsageError for what stops the run here."""
     if not args.inputs:
         raise _UsageError("no input: give problem files, positions, or - to read stdin")
+    try:
+        args.format = output_format(args.output, args.format, tuple(sorted(WRITERS)))
+    except ValueError as e:
+        raise _UsageError(str(e)) from None
     previous, tally = None, Tally()
+    groups = _group_inputs(args.inputs)
     if args.resume:
-        previous = _read_previous(args, tally)
-    inputs = _Inputs(_group_inputs(args.inputs), sys.stdin)
+        files = [value for kind, value in groups if kind == "file"]
+        previous = _read_previous(args, tally, names_clash(files))
+    inputs = _Inputs(groups, sys.stdin)
     try:
         survey = _survey(
             inputs,
@@ -528,6 +554,8 @@ def _prepare(args) -> tuple[_Inputs, _Survey, PreviousOutput | None, Tally]:
         too_big = tables_fit(args.hash, args.jobs * (2 if args.check_cooks else 1))
         if too_big:
             raise _UsageError(f"--hash {args.hash}: {too_big}; lower --hash or --jobs")
+        if previous is not None:
+            _go_on_from(args, previous, survey)
     except BaseException:
         inputs.close()
         raise
@@ -535,8 +563,9 @@ def _prepare(args) -> tuple[_Inputs, _Survey, PreviousOutput | None, Tally]:
     return inputs, survey, previous, tally
 
 
-def _read_previous(args, tally: Tally) -> PreviousOutput:
-    """The output that ``--resume`` goes on from, its records counted in ``tally``."""
+def _read_previous(args, tally: Tally, by_path: bool) -> PreviousOutput:
+    """The output that ``--resume`` goes on from, its records counted in ``tally``;
+    ``by_path``: its records answer problems by whole paths (two inputs share a name)."""
     if args.output in (None, "-"):
         raise _UsageError("--resume needs --output FILE: the output of the run to go on with")
     if args.format not in RESUMABLE_FORMATS:
@@ -551,21 +580,32 @@ def _read_previous(args, tally: Tally) -> PreviousOutput:
             output_encoding(args.output, args.encoding),
             args.check_cooks,
             tally.add,
+            by_path,
         )
     except ResumeError as e:
         raise _UsageError(f"--resume {args.output}: {e}") from None
 
 
 def _check_resumable(args, previous: PreviousOutput, survey: _Survey) -> None:
-    """_UsageError when the output holds records of other problems; else say where the
-    run goes on."""
+    """_UsageError when the output holds records of other problems."""
     unmatched = previous.answered.untaken()
     if unmatched:
+        # (Two inputs with one file name are told apart by their paths, as written.)
+        where = "path as written" if previous.answered.by_path else "file name"
         raise _UsageError(
             f"--resume {args.output}: {unmatched} of its {len(previous.answered)} records "
-            "answer no problem of these inputs (same id, file name and line): resume with "
+            f"answer no problem of these inputs (same id, {where} and line): resume with "
             "the inputs of the first run"
         )
+
+
+def _go_on_from(args, previous: PreviousOutput, survey: _Survey) -> None:
+    """Cut the output's torn end and say where the run goes on: only once nothing can
+    refuse the run any more, so that a refused run leaves the file as it was."""
+    try:
+        previous.cut_torn_end()
+    except ResumeError as e:
+        raise _UsageError(f"--resume {args.output}: {e}") from None
     torn = (
         f"; removed a torn last record ({previous.torn_bytes} bytes)" if previous.torn_bytes else ""
     )

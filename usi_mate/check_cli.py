@@ -33,13 +33,21 @@ from .checker import check
 from .echo import ECHO_ERROR_LIMIT, ECHO_ID_LIMIT, printable
 from .kif import parse_kif
 from .memory import tables_fit
-from .outputs import EXIT_IO, OutputError, OutputStream, encoding_name, open_output
+from .outputs import (
+    EXIT_IO,
+    OutputError,
+    OutputStream,
+    encoding_name,
+    open_output,
+    output_format,
+)
 from .problems import make_problem
 from .settings import DEFAULT_HASH_MB
 
 __all__ = ["main", "build_parser"]
 
 PROG = "usi-mate check"
+FORMATS = ("text", "jsonl", "kif", "html")
 # A check asks many questions; without a limit one hard question could keep it
 # busy for hours. 60 s a problem settles the tendo problems (44, 1-23 plies)
 # that can be settled at all; --time raises it.
@@ -108,9 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--format",
-        choices=("text", "jsonl", "kif", "html"),
-        default="text",
-        help="text for people, jsonl for tools, kif for a GUI (variations as 変化), html: one "
+        choices=FORMATS,
+        default=None,
+        help="text for people (the default, unless --output's name implies another: .kif, "
+        ".kifu, .jsonl, .html), jsonl for tools, kif for a GUI (variations as 変化), html: one "
         "page with a board diagram of each problem and of each finding and variation (the "
         "diagrams need cshogi: pip install 'usi-mate[board]'; without it, text diagrams)",
     )
@@ -122,7 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-o",
         metavar="FILE",
         help="write to FILE instead of stdout; a .kif file is written in Shift_JIS (CP932, "
-        "CRLF), a .kifu file and any other in UTF-8, as KIF readers expect",
+        "CRLF), a .kifu file and any other in UTF-8, as KIF readers expect; the name's "
+        "format unless --format says otherwise (a --format that contradicts it is refused)",
     )
     p.add_argument(
         "--encoding",
@@ -253,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not args.inputs:
             raise _UsageError("no input: give positions, problem or KIF files, or - for stdin")
+        try:
+            args.format = output_format(args.output, args.format, FORMATS)
+        except ValueError as e:
+            raise _UsageError(str(e)) from None
         problems = _read_inputs(args.inputs, args.line, sys.stdin)
         if not problems:
             # Nothing checked is no verdict: 0 would read as "every problem is sound".

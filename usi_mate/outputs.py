@@ -39,16 +39,31 @@ import sys
 __all__ = [
     "EXIT_IO",
     "NAMED_ENCODINGS",
+    "NAMED_FORMATS",
     "OutputError",
     "OutputStream",
     "encoding_name",
     "open_output",
     "output_encoding",
+    "output_format",
 ]
 
 EXIT_IO = 2
 # What a file name implies, by the KIF convention: Shift_JIS (as CP932) or UTF-8.
 NAMED_ENCODINGS = {".kif": "cp932", ".ki2": "cp932", ".kifu": "utf-8", ".ki2u": "utf-8"}
+# What a file name implies of the format, for the program that will open the file: a
+# KIF reader cannot read a text table. KI2 is a format of its own that nothing here writes.
+NAMED_FORMATS = {
+    ".kif": "kif",
+    ".kifu": "kif",
+    ".ki2": "ki2",
+    ".ki2u": "ki2",
+    ".csv": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".html": "html",
+    ".htm": "html",
+}
 # Encodings written with CRLF: the Shift_JIS family, Windows tools' files (codecs' names).
 _CRLF_ENCODINGS = frozenset({"cp932", "shift_jis", "shift_jis_2004", "shift_jisx0213"})
 
@@ -183,6 +198,31 @@ def output_encoding(path: str | None, encoding: str | None = None) -> str:
     if path and path != "-":
         return NAMED_ENCODINGS.get(os.path.splitext(path)[1].lower(), "utf-8")
     return "utf-8"
+
+
+def output_format(path: str | None, given: str | None, formats: tuple[str, ...]) -> str:
+    """The format the results are written in: ``given`` (``--format``, None when not
+    given), else what the file name implies (:data:`NAMED_FORMATS`), else ``text``.
+
+    ValueError with the message for the user when ``given`` contradicts the name (a
+    ``--format text`` written to ``x.kif``) or the name implies a format not among
+    ``formats`` (the command's own).
+    """
+    extension = os.path.splitext(path)[1].lower() if path and path != "-" else ""
+    implied = NAMED_FORMATS.get(extension)
+    if implied is not None and implied not in formats:
+        raise ValueError(
+            f"--output {path}: a {extension} file is {implied.upper()}, which this command "
+            f"does not write (its formats: {', '.join(formats)}); name the file otherwise"
+        )
+    if given is None:
+        return implied or "text"
+    if implied is not None and given != implied:
+        raise ValueError(
+            f"--format {given} contradicts --output {path}: a {extension} file is read as "
+            f"{implied}; leave out --format, or name the file otherwise"
+        )
+    return given
 
 
 def open_output(

@@ -7,13 +7,16 @@ by the kill). ``--resume`` reads that output, removes the torn end, skips every
 problem a record already answers, and appends the records of the others: run to the
 end, the file holds one record for every problem, each exactly once.
 
-Which record answers which problem: the one with the same id, file name (without its
-folder, so a path written another way still matches) and line number. Those three
-name one input line, also when ids repeat (two ``line 3`` of different files, a file
-given twice: then the first records answer the first occurrences). Records are in
-input order except after a stop, which writes the finished records behind an
-unfinished one, and after a resume, which appends the gaps: matching does not depend
-on their order.
+Which record answers which problem: the one with the same id, file name and line
+number. The file name is taken without its folder, so a path written another way
+still matches (``./big.sfen`` and ``/data/big.sfen``), unless two input files share
+a name (``a/p.sfen`` and ``b/p.sfen``): then the whole path counts, as written
+(normalized: ``a/./p.sfen`` is ``a/p.sfen``), so each record answers the file it came
+from. Those three name one input line, also when ids repeat (two ``line 3`` of
+different files, a file given twice: then the first records answer the first
+occurrences). Records are in input order except after a stop, which writes the
+finished records behind an unfinished one, and after a resume, which appends the
+gaps: matching does not depend on their order.
 
 Only ``jsonl`` and ``csv`` carry every record's id, source and line as data, so only
 they can be resumed; ``text`` cuts long ids and ``kif`` keeps them in comments.
@@ -31,15 +34,24 @@ import hashlib
 import json
 import ntpath
 import os
+import posixpath
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .problems import Problem
 from .records import CHECK_FIELDS, RECORD_FIELDS
 
-__all__ = ["RESUMABLE_FORMATS", "ResumeError", "Answered", "PreviousOutput", "read_previous"]
+__all__ = [
+    "RESUMABLE_FORMATS",
+    "ResumeError",
+    "Answered",
+    "PreviousOutput",
+    "names_clash",
+    "read_previous",
+    "source_name",
+]
 
 RESUMABLE_FORMATS = ("jsonl", "csv")
 
@@ -48,16 +60,25 @@ class ResumeError(Exception):
     """The output cannot be resumed from; ``str()`` says why, for the user."""
 
 
-def _key(problem_id: str, source: str, line: int) -> int:
-    # ntpath.basename cuts at both / and \\: a name written on Windows matches too.
-    base = ntpath.basename(source)
-    data = f"{problem_id}\0{base}\0{line}".encode("utf-8", "surrogatepass")
+def source_name(source: str, by_path: bool) -> str:
+    """What of a problem's source tells it apart: its file name, or with ``by_path`` its
+    whole path as written, normalized (either way / and \\ both separate folders, so a
+    name written on Windows matches too)."""
+    if by_path:
+        return posixpath.normpath(source.replace("\\", "/"))
+    return ntpath.basename(source)
+
+
+def names_clash(sources: Iterable[str]) -> bool:
+    """Whether two of these input files (as given) share a file name: then records are
+    matched by whole paths (see the module documentation)."""
+    paths = {source_name(s, True) for s in sources}
+    return len({source_name(p, False) for p in paths}) < len(paths)
+
+
+def _key(problem_id: str, source: str, line: int, by_path: bool) -> int:
+    data = f"{problem_id}\0{source_name(source, by_path)}\0{line}".encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
-
-
-def problem_key(problem: Problem) -> int:
-    """The key of an input problem (its id, file name and line)."""
-    return _key(problem.id, problem.source, problem.line)
 
 
 class Answered:
@@ -65,9 +86,11 @@ class Answered:
 
     :meth:`take` is asked for every input problem in order; each record answers one
     problem. :meth:`restart` forgets what was taken, for a second walk of the inputs.
+    ``by_path``: records and problems are matched by whole paths, not file names.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, by_path: bool = False) -> None:
+        self.by_path = by_path
         self._keys = array("Q")
         self._taken = bytearray()
         self._sorted = True
@@ -77,7 +100,7 @@ class Answered:
 
     def add(self, problem_id: str, source: str, line: int) -> None:
         """A record of the output."""
-        self._keys.append(_key(problem_id, source, line))
+        self._keys.append(_key(problem_id, source, line, self.by_path))
         self._sorted = False
 
     def _sort(self) -> None:
@@ -89,7 +112,7 @@ class Answered:
     def take(self, problem: Problem) -> bool:
         """Whether a record answers ``problem`` (then that record is used up)."""
         self._sort()
-        key = problem_key(problem)
+        key = _key(problem.id, problem.source, problem.line, self.by_path)
         i = bisect_left(self._keys, key)
         while i < len(self._keys) and self._keys[i] == key:
             if not self._taken[i]:
@@ -116,19 +139,36 @@ class PreviousOutput:
     path: str
     answered: Answered = field(default_factory=Answered)
     has_content: bool = False  # anything kept (a csv header at least): append, no header
-    torn_bytes: int = 0  # the torn end removed
+    torn_bytes: int = 0  # the torn end, removed by cut_torn_end()
+
+    def cut_torn_end(self) -> None:
+        """Remove the torn end from the file, once the run is sure to go on (a run refused
+        before its first search leaves the file as it was). ResumeError if it cannot."""
+        if not self.torn_bytes:
+            return
+        try:
+            size = os.path.getsize(self.path)
+            os.truncate(self.path, size - self.torn_bytes)
+        except OSError as e:
+            raise ResumeError(f"cannot remove the torn end of {self.path}: {e.strerror}") from None
 
 
 def read_previous(
-    path: str, fmt: str, encoding: str, check_cooks: bool, on_record: Callable[[dict], None]
+    path: str,
+    fmt: str,
+    encoding: str,
+    check_cooks: bool,
+    on_record: Callable[[dict], None],
+    by_path: bool = False,
 ) -> PreviousOutput:
     """Read the output an earlier run left at ``path`` and remove its torn end.
 
     ``on_record`` gets every whole record (as a record dict, see
     :data:`usi_mate.records.RECORD_FIELDS`). A missing or empty file is a fresh start.
+    ``by_path``: match records by whole paths (:func:`names_clash` of the inputs).
     ResumeError when the file cannot be read or is not an output of this format.
     """
-    previous = PreviousOutput(path)
+    previous = PreviousOutput(path, Answered(by_path))
     try:
         f = open(path, "rb")
     except FileNotFoundError:
@@ -147,11 +187,6 @@ def read_previous(
         size = lines.size()
     previous.has_content = lines.kept > 0
     previous.torn_bytes = size - lines.kept
-    if previous.torn_bytes:
-        try:
-            os.truncate(path, lines.kept)
-        except OSError as e:
-            raise ResumeError(f"cannot remove the torn end of {path}: {e.strerror}") from None
     return previous
 
 
@@ -168,6 +203,10 @@ class _Lines:
         self.number = 0
 
     def __iter__(self) -> Iterator[str]:
+        if "\n".encode(self.encoding) != b"\n":
+            # UTF-16 and UTF-32: a byte 0x0a is not a line end there.
+            yield from self._decoded_lines()
+            return
         for raw in self._f:
             if not raw.endswith(b"\n"):
                 return  # a torn end: a record's write cut short
@@ -180,6 +219,28 @@ class _Lines:
                     f"line {self.number} is not {self.encoding} text: not an output of "
                     "usi-mate solve with these options"
                 ) from None
+
+    def _decoded_lines(self) -> Iterator[str]:
+        """The whole lines of an encoding whose line end is not the byte 0x0a, each line's
+        size in bytes measured by encoding it again (a byte-order mark counted once)."""
+        decoder = self._decoder()
+        encoder = codecs.getincrementalencoder(self.encoding)()
+        pending = ""
+        for block in iter(lambda: self._f.read(1 << 16), b""):
+            try:
+                pending += decoder.decode(block)
+            except UnicodeDecodeError:
+                raise ResumeError(
+                    f"line {self.number + 1} is not {self.encoding} text: not an output of "
+                    "usi-mate solve with these options"
+                ) from None
+            *whole, pending = pending.split("\n")
+            for text in whole:
+                line = text + "\n"
+                self.read += len(encoder.encode(line))
+                self.number += 1
+                yield line
+        # What is left without a line end is a torn end: a record's write cut short.
 
     def accept(self) -> None:
         """Everything handed out so far is kept."""
