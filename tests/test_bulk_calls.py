@@ -13,7 +13,7 @@ import pytest
 from hooks import _solve_by_search
 from oracle import check_mate_line, load_generated, load_labelled, run_script
 
-from usi_mate import MateResult, Position, SearchRequest, Solver
+from usi_mate import MateResult, Position, SearchRequest, Solver, solve_many
 from usi_mate._core import _mate_result_of_values
 from usi_mate.types import _python_result_of_values, _unpickle_result
 
@@ -190,6 +190,43 @@ def test_search_many_answers_text_that_is_no_position_as_invalid():
     assert results[1].error and results[2].error
     with pytest.raises(ValueError):
         Solver(1).search("not a position", request)  # one search still raises
+
+
+# Text an IME or a broken file may give: a full-width digit, a lone surrogate, a NUL.
+NOT_ASCII = "\uff14k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
+SURROGATE = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1\ud800"
+WITH_NUL = "4k4\x00/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
+
+
+def test_one_bad_text_is_answered_alone_and_says_what_is_wrong():
+    # A full-width digit once made the core quote a byte of it, and decoding that
+    # message raised for the whole call: every position of the batch was lost.
+    m1, m3 = MATE_IN_1[0], "9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1"
+    solver, request = Solver(16), SearchRequest()
+    batch = [m1, NOT_ASCII, m3, SURROGATE, m1, WITH_NUL, None, m3]
+    results = solver.search_many(batch, request)
+    assert [r.status for r in results] == [
+        "invalid" if t in (NOT_ASCII, SURROGATE, WITH_NUL, None) else "mate" for t in batch
+    ]
+    errors = [r.error for r in results if r.status == "invalid"]
+    assert errors[0] == "position text must be ASCII (SFEN and USI moves); found '\uff14'"
+    assert errors[1].startswith("position text must be ASCII") and "\\ud800" in errors[1]
+    assert errors[2] == "position text contains a NUL character"
+    assert errors[3] == "position must be a Position or position text, not NoneType"
+    for text, error in zip((NOT_ASCII, SURROGATE, WITH_NUL), errors):
+        with pytest.raises(ValueError) as info:
+            solver.search(text, request)  # one search raises, with the same message
+        assert str(info.value) == error
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_bad_texts_in_solve_many_cost_only_themselves(jobs):
+    m1, m3 = MATE_IN_1[0], "9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1"
+    seq = [m1, m3, m1, NOT_ASCII, m3, m1, SURROGATE, m1] * 3
+    results = list(solve_many(seq, jobs=jobs, hash_mb=16))
+    assert [r.status for r in results] == [
+        "invalid" if t in (NOT_ASCII, SURROGATE) else "mate" for t in seq
+    ]
 
 
 def test_search_many_checks_its_request():

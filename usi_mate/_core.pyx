@@ -536,8 +536,26 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
 
 cdef inline bint _is_bare_sfen(str text):
     """Whether ``text`` is an SFEN alone (no ``startpos``, ``sfen`` or ``position``
-    prefix, no ``moves``): what the core reads itself."""
-    return not text.startswith(("startpos", "sfen", "position")) and "moves" not in text
+    prefix, no ``moves``), in ASCII without NUL: what the core reads itself. Other text
+    goes through :func:`split_position_text`, whose messages name what is wrong (the
+    core's would quote a byte of a multi-byte character, or stop at the NUL)."""
+    return (text.isascii() and not text.startswith(("startpos", "sfen", "position"))
+            and "moves" not in text and "\x00" not in text)
+
+
+cdef list _core_texts(positions):
+    """What search_many() hands the core: the SFEN of each position, or why it is no
+    position (its ValueError or TypeError, answered "invalid" without a search)."""
+    cdef list texts = []
+    for position in positions:
+        if type(position) is str and _is_bare_sfen(position):
+            texts.append(position)
+            continue
+        try:
+            texts.append(_position_sfen(position))
+        except (ValueError, TypeError) as e:
+            texts.append(e)
+    return texts
 
 
 def _position_sfen(position):
@@ -566,7 +584,7 @@ cdef object _result(SolveOutput& out, certification):
         out.nodes,
         out.time_ms,
         out.hashfull,
-        out.error.decode() if out.error.size() else None,
+        out.error.decode("utf-8", "backslashreplace") if out.error.size() else None,
         certification,
         _STOP_REASON_NAMES[out.stop_reason],
         out.line_nodes,
@@ -919,8 +937,9 @@ cdef class Solver:
         microseconds), where a call of :meth:`search` each would cost more than the
         searches. The positions are SFEN text (or anything :meth:`search` takes); the
         request is one :class:`usi_mate.SearchRequest` for all. Unlike :meth:`search`,
-        text that is no position does not raise: its result is "invalid" with the reason
-        in ``error``, so one bad line does not lose the others. No progress reports.
+        text that is no position (or an item that is no text, such as None) does not
+        raise: its result is "invalid" with the reason in ``error``, so one bad item does
+        not lose the others. No progress reports.
         ``stop()`` (from another thread) ends the search running and the ones not
         started answer "unknown" with stop_reason "stop". Called from the main thread,
         the searches run on the search thread so that Ctrl-C stops them and is raised
@@ -930,18 +949,12 @@ cdef class Solver:
         if not isinstance(request, settings.SearchRequest):
             self.disarm()
             raise TypeError(f"request must be a SearchRequest, not {type(request).__name__}")
-        cdef list texts = []  # the SFEN of each position, or why it is no position (an exception)
-        for position in positions:
-            if type(position) is str and _is_bare_sfen(position):
-                texts.append(position)
-                continue
-            try:
-                texts.append(_position_sfen(position))
-            except ValueError as e:
-                texts.append(e)
-            except BaseException:
-                self.disarm()
-                raise
+        cdef list texts
+        try:
+            texts = _core_texts(positions)
+        except BaseException:
+            self.disarm()
+            raise
         self._start_running()
         try:
             self._solver.set_progress(NULL, NULL, 0)
@@ -957,6 +970,7 @@ cdef class Solver:
         text, and before the search of ``texts[k]`` the core writes ``labels[k]`` into
         the signed 64-bit integer at address ``searching`` (shared memory its
         supervisor reads when the process dies: the problem it was on)."""
+        texts = _core_texts(texts)  # (the same reading as search_many's: raw text may come)
         self._start_running()
         try:
             self._solver.set_progress(NULL, NULL, 0)

@@ -373,6 +373,15 @@ class ThreadRunner:
         except BaseException as e:  # noqa: BLE001 - handed to whoever reads the chunk
             return e
 
+    def _one_at_a_time(self, chunk: Chunk, run: list[int]) -> list[Any]:
+        """The task on each position of ``run`` alone (after the run's one call raised):
+        their outcomes, None for those a stop came before."""
+        self._solver.disarm()  # (whatever state the failed call left it in)
+        outcomes: list[Any] = []
+        for i in run:
+            outcomes.append(self._one(*chunk.task(i)) if self._armed() else None)
+        return outcomes
+
     def _run_tasks(self, chunk: Chunk) -> tuple[float, int]:
         """The task on each position of the chunk: (seconds of work, positions answered)."""
         work, answered = 0.0, 0
@@ -417,6 +426,13 @@ class ThreadRunner:
             try:
                 texts = list(map(_FIRST, map(items.__getitem__, run)))
                 results: list[Any] = self._solver.search_many(texts, request)
+            except Exception:  # noqa: BLE001 - each position's own outcome instead
+                # One position's fault must not become its neighbours' answer.
+                outcomes = self._one_at_a_time(chunk, run)
+                work += time.perf_counter() - start
+                answered += len(run)
+                chunk.fill(zip(run, outcomes), notify=True)
+                continue
             except BaseException as e:  # noqa: BLE001 - handed to whoever reads the chunk
                 results = [e] * len(run)
             stopped = self._stopping.is_set()
@@ -429,7 +445,7 @@ class ThreadRunner:
                 answered += len(run)
                 chunk.fill_run(run, results, notify=wake)
                 continue
-            outcomes = []
+            outcomes = []  # (i, outcome) pairs
             for i, result in zip(run, results):
                 if isinstance(result, MateResult) and result.status == "invalid":
                     # As solve_task answers it: text that is no position raises there.
@@ -642,12 +658,16 @@ def _search_runs_in_worker(solver: Solver, items: list, searching, replies, orde
             results: list[Any] = solver._search_run(
                 [text for _, text, _ in run], request, address, [i for i, _, _ in run]
             )
-        except Exception as e:  # noqa: BLE001 - reported as the run's error
-            results = [e] * len(run)
+        except Exception:  # noqa: BLE001 - each position's own outcome, below
+            # One position's fault must not become its neighbours' answer.
+            results = []
+            for i, text, request in run:
+                searching.value = i
+                results.append(_task_answer(solve_task, solver, i, text, request))
         searching.value = -1
         for (i, text, _), result in zip(run, results):
-            if isinstance(result, Exception):
-                replies.add(order, (i, None, result))
+            if type(result) is tuple:
+                replies.add(order, result)
             elif result.status == "invalid":
                 # As solve_task answers it: text that is no position raises there.
                 replies.add(order, _task_answer(solve_task, solver, i, text, request))
@@ -1077,8 +1097,13 @@ class InOrder:
         what a bulk run of microsecond positions needs: no step a position here).
 
         ``prepare``, when given, makes a chunk's keys and args from a list of what
-        ``tasks`` yields (else those are ``(key, args)`` pairs)."""
-        it = iter(tasks)
+        ``tasks`` yields (else those are ``(key, args)`` pairs).
+
+        An exception that ``tasks`` raises (a generator's own error, a file that cannot
+        be decoded further on) is raised here only after the outcomes of every task it
+        gave before it: what was taken from the input is never lost to what was not."""
+        input_error: list[Exception] = []
+        it = _until_error(tasks, input_error)
         exhausted = False
         while True:
             while not exhausted and len(self.pending) < self.runner.window:
@@ -1096,6 +1121,8 @@ class InOrder:
                     if PENDING in chunk.outcomes:
                         self.runner.submit(chunk)
             if not self.pending:
+                if input_error:
+                    raise input_error[0]
                 return
             keys, chunk = self.pending[0]
             outcomes = chunk.outcomes
@@ -1145,6 +1172,15 @@ class InOrder:
         self.pending.clear()
         self._head = 0
         return done
+
+
+def _until_error(items: Iterable[Any], error: list[Exception]) -> Iterator[Any]:
+    """``items`` until they end or raise; an Exception they raise is put in ``error``
+    instead (KeyboardInterrupt and the like go through at once)."""
+    try:
+        yield from items
+    except Exception as e:  # noqa: BLE001 - raised by run_chunks once the tasks before it are done
+        error.append(e)
 
 
 def describe_failure(exc: BaseException) -> str:
@@ -1204,9 +1240,10 @@ def solve_many(
     (verdicts never depend on it; ``jobs=2, threads=4`` keeps 8 cores busy).
 
     Every position gets a result: malformed text gives status ``"invalid"``
-    with ``error`` set, a lost worker status ``"unknown"`` with ``error``.
-    Ctrl-C, or abandoning the iterator, stops the searches and the workers.
-    Raises at once for bad arguments.
+    with ``error`` set, a lost worker status ``"unknown"`` with ``error``. An
+    exception that iterating ``positions`` raises is raised after the results of
+    every position taken before it. Ctrl-C, or abandoning the iterator, stops the
+    searches and the workers. Raises at once for bad arguments.
 
     Worker processes (``jobs`` > 1) are started with multiprocessing's "spawn",
     which imports the main script again in each: a script must call this under
