@@ -319,6 +319,9 @@ void PostSearch::run() {
   // 3. The line of that length.
   bool exact = false;
   bool ok = read_answer_line(minimal, table_proves, exact);
+  // A mate in one is the shortest there is, and its line (one move, no defence
+  // to choose) is exact however the reads were cut short (a stop at once).
+  if (ok && minimal && best_ == 1 && result_.pv.size() == 1) exact = true;
   // A defender to move whose every reply is a futile interposition is mated at
   // once by the composers' count (length 0), yet it can move: an empty line
   // would read as "already checkmated" and a GUI would show no mate.
@@ -419,6 +422,7 @@ bool PostSearch::search_length() {
   bool minimal = int(best_) - 2 <= lo_;
   if (!minimal) {
     StopReason why = w_.monitor_.caller_budget_spent() ? w_.monitor_.reason() : StopReason::None;
+    if (why == StopReason::None && s_.stop_requested()) why = StopReason::Stopped;
     result_.length_stop = why != StopReason::None ? why : StopReason::Effort;
   }
   return minimal;
@@ -489,7 +493,7 @@ void PostSearch::claim(bool ok, bool proven_min, bool all_futile_root) {
     if (proven_min) result_.min_length = result_.min_length_lower = best_;
     if (!proven_min && lo_ >= 0 && !w_.futility_.cut_short()) result_.min_length_lower = lo_ + 2;
     if (!proven_min && min_length() && !all_futile_root && result_.length_stop == StopReason::None)
-      result_.length_stop = StopReason::Effort;
+      result_.length_stop = s_.stop_requested() ? StopReason::Stopped : StopReason::Effort;
   } else {
     result_.pv.clear();
     result_.status = MateStatus::Unknown;

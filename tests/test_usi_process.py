@@ -23,7 +23,7 @@ from usi_mate.options import OPTIONS
 
 MATE_IN_1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
 HARD = "4k4/9/9/9/9/9/9/9/9 b B4G2S9P2rb2s4n4l9p 1"  # not solved within seconds
-TIMEOUT = 10.0
+TIMEOUT = 60.0  # a guard against a hang, not a measure of speed: a loaded machine is slow
 # Where the package under test was imported from (the checkout, or site-packages when
 # installed): the child process must import that same package.
 PACKAGE_ROOT = str(Path(usi_mate.__file__).resolve().parent.parent)
@@ -146,9 +146,10 @@ def test_shogihome_mate_search_ended_by_quit(engine):
     engine.send("go mate infinite")
     engine.wait_count("info time", 2)  # searching for a while
     engine.send("quit")
-    # Gone before ShogiHome's 5 s kill, or wait_exit fails; the latency itself is
-    # measured by `python -m scripts.bench_usi --latency`, not asserted here.
-    assert engine.wait_exit(timeout=5.0) == 0
+    # The search has no end of its own: the process is gone only because quit ended
+    # it. How soon (ShogiHome kills the engine 5 s after quit) is measured by
+    # `python -m scripts.bench_usi --latency`, not asserted here.
+    assert engine.wait_exit() == 0
     assert not [x for x in engine.lines if x.startswith("info string")]
 
 
@@ -285,7 +286,7 @@ def test_a_gui_s_go_mate_answers_by_itself_when_ready(engine, go):
     # What the answer is, in the GUI's log: proven the shortest, or not and why.
     assert any(f"mate {len(moves)}:" in n for n in notes), notes
     engine.send("quit")
-    assert engine.wait_exit(timeout=5.0) == 0
+    assert engine.wait_exit() == 0
 
 
 def test_end_of_input_after_a_limited_go_mate_waits_for_its_answer(engine):
@@ -296,7 +297,7 @@ def test_end_of_input_after_a_limited_go_mate_waits_for_its_answer(engine):
     engine.send(f"position sfen {ZUKOU_003}")
     engine.send("go mate 20000")
     engine.proc.stdin.close()
-    assert engine.wait_exit(timeout=30.0) == 0
+    assert engine.wait_exit() == 0
     answers = [x for x in engine.lines if x.startswith("checkmate")]
     assert len(answers) == 1 and len(answers[0].split()) > 1 + 40, answers
 
@@ -306,7 +307,30 @@ def test_end_of_input_stops_an_unlimited_search(engine):
     engine.send(f"position sfen {HARD}")
     engine.send("go mate infinite")
     engine.proc.stdin.close()
-    assert engine.wait_exit(timeout=5.0) == 0
+    assert engine.wait_exit() == 0  # (the search has no end of its own: EOF ended it)
+
+
+def test_a_byte_order_mark_at_the_start_of_input_is_ignored(engine):
+    # Some editors and pipes put one there: the engine once answered "unknown command"
+    # to usi (no usiok: a GUI waits for ever), or searched the start position instead
+    # of the position sent.
+    engine.send(b"\xef\xbb\xbfusi")
+    engine.wait_count("usiok", 1)
+    engine.send("quit")
+    assert engine.wait_exit() == 0
+    again = Engine()
+    try:
+        again.send(b"\xef\xbb\xbfposition sfen 9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1")
+        again.send("go mate 1000")
+        again.wait_count("checkmate", 1)
+        assert [x for x in again.lines if x.startswith("checkmate")] == [
+            "checkmate 3d1d 1c1d 3f3c+"
+        ]
+        assert not [x for x in again.lines if "unknown command" in x]
+        again.send("quit")
+        assert again.wait_exit() == 0
+    finally:
+        again.proc.kill()
 
 
 def test_version_flag():

@@ -28,6 +28,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from oracle import check_mate_line
 from test_usi_process import Engine
 
+from usi_mate.usi import _meant_as_position
+
 MATE1 = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
 # name -> (position command text, the position's verdict: "mate", "nomate", None unknown)
 GOOD = {
@@ -93,8 +95,10 @@ COMMANDS = {"usi", "isready", "setoption", "usinewgame", "position", "go", "stop
 
 
 def _junk_ok(line: str) -> bool:
+    # (Not a word that means to set the board, "xposition" or "sfen": the engine takes
+    # such a line as an unreadable position, and this model does not.)
     words = line.split()
-    return bool(words) and words[0] not in COMMANDS
+    return bool(words) and words[0] not in COMMANDS and not _meant_as_position(words[0])
 
 
 def _board(text: str) -> cshogi.Board:

@@ -93,8 +93,9 @@ def _usi_loop() -> int:
 
     # Decode stdin as UTF-8 with replacement: a GUI on a Japanese Windows may send a
     # Shift-JIS path in a string option, and a decoding error must not end the engine.
-    # Universal newlines accept the CRLF that Windows GUIs send.
-    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    # utf-8-sig drops a byte-order mark before the first command (the engine drops one
+    # anywhere too). Universal newlines accept the CRLF that Windows GUIs send.
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", errors="replace")
     stdout = sys.stdout
     if isinstance(stdout, io.TextIOWrapper):
         stdout.reconfigure(encoding="utf-8", errors="backslashreplace", line_buffering=True)

@@ -116,10 +116,12 @@ class UsiEngine:
         # One Solver for the engine's life: its table is allocated once (at isready or the
         # first go) and reused, so thousands of `go mate` keep memory flat.
         self._solver: Solver | None = None
-        self._position: Position | None = Position()
-        # Why the last `position` was rejected (then _position is None): a go must not
-        # answer for the previous problem, which the GUI would play on the new board.
-        self._position_error: str | None = None
+        # No position until the GUI sends one: a go before it (or after a position line
+        # that could not be read) must not answer for a board the GUI did not mean.
+        self._position: Position | None = None
+        # Why there is no position (then _position is None): a go must not answer for
+        # the previous problem, which the GUI would play on the new board.
+        self._position_error: str | None = "no position command yet"
         self._search: _Search | None = None
         self.quit_requested = False
         self._handlers: dict[str, Callable[[str, list[str]], None]] = {
@@ -157,13 +159,18 @@ class UsiEngine:
 
     def handle_line(self, line: str) -> None:
         """Act on one command line. Never raises: errors become ``info string`` lines."""
-        parts = line.strip().split(None, 1)
+        # A UTF-8 byte-order mark that an editor or a pipe put before the first command.
+        parts = line.strip().lstrip("\ufeff").split(None, 1)
         if not parts:
             return
         name, rest = parts[0], (parts[1] if len(parts) > 1 else "")
         handler = self._handlers.get(name)
         if handler is None:
-            self.info_string(f"unknown command {printable(line.strip())}")
+            unknown = f"unknown command {printable(line.strip())}"
+            if _meant_as_position(name):
+                # The GUI meant to set a board: the next go must not answer for another.
+                unknown += self._forget_position("the last position line could not be read")
+            self.info_string(unknown)
             return
         try:
             handler(rest, rest.split())
@@ -506,6 +513,14 @@ class UsiEngine:
 # The longest line read: 1 M characters holds a position with 200,000 moves. A 16 MB
 # `position ... moves` line (3.2 M moves) took 732 MB to parse.
 MAX_LINE_CHARS = 1 << 20
+
+
+def _meant_as_position(name: str) -> bool:
+    """Whether an unknown command's first word was meant to set the board: ``position``
+    with something around it (a control character, another mark), or the position
+    text without its command (``sfen ...``, ``startpos``)."""
+    word = name.lower()
+    return "position" in word or word in ("sfen", "startpos")
 
 
 def _bounded_lines(stdin: Iterable[str]) -> Iterator[tuple[str, bool]]:
