@@ -667,8 +667,17 @@ class Labeller:
     def shortest(
         self, sfen: str, nodes: int, large: bool = False, tag: str = "usi_mate", **options
     ):
-        """usi_mate's proven shortest mate (a MateResult), or None."""
-        r = self._solve(sfen, large, tag, nodes_limit=nodes, post_search="MinLength", **options)
+        """usi_mate's proven shortest mate (a MateResult), or None: searched until the
+        minimum is proven or ``nodes`` (no share of work: min_length_effort 0)."""
+        r = self._solve(
+            sfen,
+            large,
+            tag,
+            nodes_limit=nodes,
+            post_search="MinLength",
+            min_length_effort=0,
+            **options,
+        )
         return r if r.status == "mate" and r.min_length_proven else None
 
     def peer(self, sfen: str) -> str:
