@@ -328,12 +328,18 @@ inline Selection select_child(const SearchFrame& f, int n, bool or_node, bool ti
     uint32_t v = or_node ? c.pn : c.dn;
     uint32_t w = or_node ? c.dn : c.pn;
     s.sum += w;
-    // Of equally good checks a drop goes first (they are generated board
-    // moves first): on the longest works the first proof then comes out much
-    // nearer the composer's length for about the same nodes, and the
-    // shortest-mate search starts from that tree (docs/DFPN.md, "df-pn").
+    // Of equally good children the one the other number rates higher goes
+    // first: at an OR node the check harder to disprove, at an AND node the
+    // reply harder to prove: fewer nodes on the hardest first proofs
+    // (docs/DFPN.md, "df-pn"). Of those, a drop check first
+    // (checks are generated board moves first): on the longest works the first
+    // proof then comes out nearer the composer's length.
     bool better = v < s.min_v || s.best < 0;
-    if (!better && v == s.min_v) better = tie_last || (or_node && is_drop(c.move) && !is_drop(f.child[s.best].move));
+    if (!better && v == s.min_v) {
+      const ChildNode& b = f.child[s.best];
+      uint32_t wb = or_node ? b.dn : b.pn;
+      better = w != wb ? w > wb : tie_last || (or_node && is_drop(c.move) && !is_drop(b.move));
+    }
     if (better) {
       s.second = s.min_v;
       s.min_v = v;

@@ -30,9 +30,7 @@ constexpr uint64_t kMinAttemptNodes = 100000;
 // docs/USI.md), but time: it reads the clock itself (line_reader.cpp).
 constexpr uint64_t kGraceNodes = SearchMonitor::kCheckInterval;
 constexpr auto kGraceTime = SearchMonitor::kGraceTime;
-// MinLength's share on long lines, and the lines the refinement walk is for:
-// see docs/DFPN.md, "When the answer is final".
-constexpr uint64_t kLongLine = 256;
+// The lines the refinement walk is for: see docs/DFPN.md, "When the answer is final".
 constexpr size_t kWalkMinPlies = 128;
 // Without caller limits, the fallbacks stop after 2 M and 10 M nodes.
 constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
@@ -273,10 +271,7 @@ PostSearch::PostSearch(Solver& solver, uint64_t root_key, uint16_t first_len, Se
   // is final, its length proven the shortest or not.
   const SearchLimits& limits = w_.limits_;
   if (min_length() && limits.min_length_effort) {
-    // On a line longer than kLongLine plies the share shrinks in proportion.
-    uint64_t scaled = first_nodes_ * uint64_t(limits.min_length_effort);
-    if (first_len_ > kLongLine && first_len_ < BUDGET_NONE) scaled = scaled * kLongLine / first_len_;
-    share_ = std::max(kMinLengthMinNodes, scaled);
+    share_ = min_length_share(first_nodes_, limits.min_length_effort, first_len_ < BUDGET_NONE ? first_len_ : 0);
   }
 }
 

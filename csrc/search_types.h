@@ -32,11 +32,26 @@ enum class StopReason : int {
 };
 
 // The shortest-mate search's share of work (SearchLimits::min_length_effort):
-// after the first proof it may spend this many times the first proof's nodes,
-// at least kMinLengthMinNodes, then the answer is final, its length proven
-// the shortest or not (docs/DFPN.md, "When the answer is final").
+// after the first proof it may spend min_length_share() nodes, then the answer
+// is final, its length proven the shortest or not (docs/DFPN.md, "When the
+// answer is final").
 constexpr uint32_t kDefaultMinLengthEffort = 2;
-constexpr uint64_t kMinLengthMinNodes = 100000;
+constexpr uint64_t kMinLengthMinNodes = 1000000;
+constexpr uint64_t kMinLengthKneeNodes = 2000000;
+constexpr uint32_t kMinLengthLongLine = 256;
+
+// `effort` times the first proof's nodes, its first kMinLengthKneeNodes counted
+// 3/4 each and the rest 1/4 (a hard problem's answer does not wait twice its
+// first proof again), shrunk in proportion on a first line longer than
+// kMinLengthLongLine plies, and at least kMinLengthMinNodes (about half a
+// second: a short problem gets room to prove its minimum). 0: no share.
+constexpr uint64_t min_length_share(uint64_t first_nodes, uint32_t effort, uint32_t first_len) {
+  if (effort == 0) return 0;
+  uint64_t head = first_nodes < kMinLengthKneeNodes ? first_nodes : kMinLengthKneeNodes;
+  uint64_t share = (3 * head + (first_nodes - head)) * effort / 4;
+  if (first_len > kMinLengthLongLine) share = share * kMinLengthLongLine / first_len;
+  return share > kMinLengthMinNodes ? share : kMinLengthMinNodes;
+}
 
 // What to do after the first proof (KomoringHeights' PostSearchLevel).
 enum class PostSearchLevel : int {
@@ -68,8 +83,8 @@ struct SearchLimits {
   // "No mate within N" is not "no mate": it ends as Unknown with StopReason::LengthLimit.
   int max_length = 0;
   PostSearchLevel post_search = PostSearchLevel::MinLength;
-  // MinLength's share of work, in times the first proof's nodes (at least
-  // kMinLengthMinNodes); 0: no share, the search for a shorter mate goes on
+  // MinLength's share of work, in times the first proof's nodes (weighted and
+  // floored: min_length_share()); 0: no share, the search for a shorter mate goes on
   // until the minimum is proven or a limit or stop() ends it.
   uint32_t min_length_effort = kDefaultMinLengthEffort;
   // Futile interpositions (無駄合, see docs/FUTILE.md) are not counted as

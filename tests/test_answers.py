@@ -320,15 +320,15 @@ def test_a_min_length_line_cut_short_is_a_valid_line_within_2m_nodes():
 def test_shorter_mates_are_looked_for_along_the_line_when_a_round_settles_nothing():
     # After a round of the shortest-mate search that settles nothing, the kept line
     # is asked "mate within r - 2?" at each OR node from its end up (csrc/
-    # post_search.cpp, shorten_along_line; docs/DFPN.md). On muso-076 (published
-    # 31) within 5 M nodes the root's attempts alone stay at 35 plies; with the
-    # pass the answer is 33. Both are mates with a valid defence to the end.
-    # The same 35 and 33 come from 700 k nodes up to 5 M, on 64 MB as on 512 MB
-    # (measured), so 1.5 M on 64 MB shows the same in a third of the time.
-    sfen = next(t[0] for t in load_labelled("muso.sfen") if t[2] == "muso-076")
+    # post_search.cpp, shorten_along_line; docs/DFPN.md). On muso-082 (published
+    # 21) the root's attempts alone stay at 23 plies; with the pass the answer is
+    # 21. Both are mates with a valid defence to the end. The same 23 and 21 come
+    # from 700 k nodes up to 3 M, on 64 MB as on 512 MB (measured), so 700 k on
+    # 64 MB shows it at the least cost.
+    sfen = next(t[0] for t in load_labelled("muso.sfen") if t[2] == "muso-082")
     lines = {}
     for line_pass in (False, True):
-        status, moves = _solve_with_line_pass(sfen, 1_500_000, line_pass, 64)
+        status, moves = _solve_with_line_pass(sfen, 700_000, line_pass, 64)
         assert status == "mate"
         assert check_mate_line(sfen, moves) is None, (line_pass, moves)
         lines[line_pass] = len(moves)

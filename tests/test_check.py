@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -218,7 +219,7 @@ def test_defences_only_without_the_main_search(solver):
 def test_a_longer_reply_that_its_own_search_mates_as_soon_is_disputed():
     # zukou-059 after our 31-ply line's first 15 plies, the rest of it as the line.
     # At move 1 the search bounded by the line finds no mate within 15 plies after
-    # △７六桂打, the reply's own search a 5-ply one: the composers' count depends on
+    # △７六桂打, the reply's own search one: the composers' count depends on
     # the order of the futility judgements (FUTILE.md), so neither a flaw nor sound.
     start = "9/9/p8/B8/5l1n1/5p1R1/2+p1S1+bG1/3N1SP1+p/5k3 w Gr2g2s2n3l13p 16"
     line = "N*6g G*5i 4i3h 2g3g 2e3g 9d8c+ P*7d 8c7d P*6e 4h3i 3h3i B*4h 3i3h P*3i 3h4g 5g5f"
@@ -233,9 +234,12 @@ def test_a_longer_reply_that_its_own_search_mates_as_soon_is_disputed():
     )
     disputed = {a.move: a for a in report.of_kind("disputed")}
     assert "N*7f" in disputed and disputed["N*7f"].move_number == 1
-    assert disputed["N*7f"].note == (
-        "no mate within 15 plies after it by a search bounded so, a 5-ply mate by its own"
-    )
+    # (How long its own search's mate is depends on the search's move order: 5 plies
+    # once, 15 since equal checks are ordered by their disproof numbers.)
+    assert re.fullmatch(
+        r"no mate within 15 plies after it by a search bounded so, a \d+-ply mate by its own",
+        disputed["N*7f"].note,
+    ), disputed["N*7f"].note
     assert (
         check_mate_line(
             Position(f"sfen {start}").sfen(), list(disputed["N*7f"].line), and_root=True
@@ -374,7 +378,9 @@ def test_text_report_in_japanese_notation(solver):
     text = format_text(run(COOK_AT_3, solver), title="cook-at-3")
     lines = text.splitlines()
     assert lines[0] == "cook-at-3"
-    assert "  ▲２四桂打 △２二玉 ▲１二金打 △３一玉 ▲３二角成" in lines
+    # Several 5-ply mates follow ▲２四桂打 △２二玉; the solver's choice among them is its own.
+    main = lines[lines.index("main line (solver's line, 5 plies):") + 1].split()
+    assert main[:2] == ["▲２四桂打", "△２二玉"] and len(main) == 5
     assert any(line.startswith("  move 3 ▲２一桂成: cook (余詰); mates in 3") for line in lines)
     assert lines[-1].startswith("verdict: cooked at move 3")
 
@@ -382,7 +388,7 @@ def test_text_report_in_japanese_notation(solver):
 def test_json_report(solver):
     data = json.loads(json.dumps(run(COOK_AT_3, solver).to_dict(), ensure_ascii=False))
     assert data["verdict"] == "cooked" and data["verdict_move"] == 3
-    assert data["main_line"] == ["N*2d", "1b2b", "G*1b", "2b3a", "1d3b+"]
+    assert data["main_line"][:2] == ["N*2d", "1b2b"] and len(data["main_line"]) == 5
     kinds = {a["kind"] for a in data["alternatives"]}
     assert "cook" in kinds and "no_mate" not in kinds
     assert data["counts"]["no_mate"] == len([o for o in data["others"] if o["kind"] == "no_mate"])
@@ -583,11 +589,15 @@ def test_report_cooks_lists_cooks_before_the_answer():
     out.wait_for("checkmate")
     engine.handle_line("quit")
     cooks = [line for line in out.lines if line.startswith("info string cook at move 3: ")]
-    assert cooks and any(" 1c2a+ also mates in 5 (3 from there): 1c2a+ " in c for c in cooks)
+    assert cooks and any(" also mates in 5 (3 from there): " in c for c in cooks)
     summary = [line for line in out.lines if line.startswith("info string ReportCooks: ")]
     assert len(summary) == 1 and "the first at move 3" in summary[0]
     answers = [line for line in out.lines if line.startswith("checkmate")]
-    assert answers == ["checkmate N*2d 1b2b G*1b 2b3a 1d3b+"]
+    assert (
+        len(answers) == 1
+        and answers[0].startswith("checkmate N*2d 1b2b ")
+        and len(answers[0].split()) == 6
+    )
     assert out.lines.index(summary[0]) < out.lines.index(answers[0])
     assert all(line.isascii() for line in out.lines)
 

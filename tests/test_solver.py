@@ -677,7 +677,7 @@ def test_the_no_mate_found_below_a_saturated_sum_is_certified():
 def test_the_shortest_mate_search_ends_when_it_has_spent_its_share():
     # Without a time or node limit the length search went on until the minimum was
     # proven, for ever where it cannot be (issue 43: `go mate infinite` in ShogiHome never
-    # answered 図巧 3). It now ends when it has spent min_length_effort times the first
+    # answered 図巧 3). It now ends when it has spent its share, priced in the first
     # proof's nodes, at least MIN_LENGTH_MIN_NODES: zukou-011 (published 49) has its
     # 49-ply line from the first proof (11 k nodes) and its minimum is not proven within
     # the share, so it answers after the floor's nodes of shortening, saying why.
@@ -686,7 +686,8 @@ def test_the_shortest_mate_search_ends_when_it_has_spent_its_share():
     result = Solver(hash_mb=64).solve(sfen)
     assert result.status == "mate" and result.mate_length == 49
     assert not result.min_length_proven and result.length_stop == "effort"
-    share = max(_core.MIN_LENGTH_MIN_NODES, _core.DEFAULT_MIN_LENGTH_EFFORT * first.nodes)
+    share = _core.min_length_share(first.nodes, first_len=first.mate_length)
+    assert share == _core.MIN_LENGTH_MIN_NODES
     assert share <= result.nodes - first.nodes <= share + 100_000  # (+ the line's reads)
     # With no share, until the minimum is proven or a limit ends it, which it says.
     capped = Solver(hash_mb=64).solve(sfen, min_length_effort=0, nodes_limit=2_000_000)
@@ -707,6 +708,19 @@ def test_a_proven_minimum_has_no_length_stop_and_its_lower_bound():
 
 def test_the_default_share_is_the_core_s():
     assert _core.DEFAULT_MIN_LENGTH_EFFORT == settings.DEFAULT_MIN_LENGTH_EFFORT
+
+
+def test_the_share_is_priced_in_the_first_proof_s_nodes():
+    # Effort 2: 1.5x the first 2 M nodes, 0.5x the rest; the floor below; shrunk in
+    # proportion on a line over 256 plies; no share at effort 0.
+    share = _core.min_length_share
+    assert share(10_000) == share(500_000) == _core.MIN_LENGTH_MIN_NODES == 1_000_000
+    assert share(1_000_000) == 1_500_000
+    assert share(2_000_000) == 3_000_000
+    assert share(20_000_000) == 3_000_000 + 9_000_000
+    assert share(20_000_000, effort=4) == 2 * share(20_000_000)
+    assert share(20_000_000, first_len=512) == share(20_000_000) // 2
+    assert share(20_000_000, effort=0) == 0
 
 
 def test_solver_reuse_and_clear():

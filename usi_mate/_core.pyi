@@ -24,6 +24,7 @@ UNCAPPED_FUTILITY_NODE_CAP: int
 UNCAPPED_MAX_LENGTH: int
 SEARCH_THREAD_STACK: int
 
+def min_length_share(first_nodes: int, effort: int = ..., first_len: int = ...) -> int: ...
 def split_position_text(text: str) -> tuple[str, list[str]]: ...
 def start_search_thread(
     target: Callable[..., object],

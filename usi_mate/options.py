@@ -246,7 +246,8 @@ OPTIONS: tuple[Option, ...] = (
         min=0,
         max=MAX_MIN_LENGTH_EFFORT,
         help="MinLength's share of work after the first proof, in times the first proof's "
-        "nodes (at least 100,000 nodes): then the answer is final, also after go mate infinite. "
+        "nodes (its first 2 M count 3/4 each, the rest 1/4; at least 1,000,000 nodes): then the "
+        "answer is final, also after go mate infinite. "
         "0: no share, the search for a shorter mate goes on until the minimum is proven, "
         "stop, or the time limit.",
     ),

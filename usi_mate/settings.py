@@ -64,9 +64,10 @@ MAX_THREADS = 256  # search threads for one problem (USI Threads)
 # measured a thread; tests/test_usi.py checks that it is no more than this.
 THREAD_MB = 5
 MAX_LENGTH = MAX_PLY - 1  # the search follows paths of fewer than MAX_PLY plies
-# MinLength's share of work after the first proof is min_length_effort times the first
-# proof's nodes (at least MIN_LENGTH_MIN_NODES): then the answer is final, its length
-# proven the shortest or not (docs/DFPN.md, "When the answer is final").
+# MinLength's share of work after the first proof is priced in the first proof's nodes
+# (_core.min_length_share: min_length_effort times them, the first 2 M counted 3/4
+# each and the rest 1/4, at least MIN_LENGTH_MIN_NODES): then the answer is final,
+# its length proven the shortest or not (docs/DFPN.md, "When the answer is final").
 MAX_MIN_LENGTH_EFFORT = 1_000_000
 # A futility cap this large is no cap: every judgement is settled, however long.
 MAX_FUTILITY_NODE_CAP = UNCAPPED_FUTILITY_NODE_CAP
