@@ -112,6 +112,9 @@ class SearchMonitor {
   uint64_t elapsed_ms() const {
     return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count());
   }
+  uint64_t elapsed_us() const {
+    return uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start_).count());
+  }
   // What the caller's budget allows from now: nodes left (kNoLimit: none) and the deadline.
   uint64_t caller_node_cap() const { return stack_[0].node_cap; }
   Clock::time_point caller_deadline() const { return stack_[0].deadline; }

@@ -30,6 +30,9 @@ constexpr uint64_t kMinAttemptNodes = 100000;
 // docs/USI.md), but time: it reads the clock itself (line_reader.cpp).
 constexpr uint64_t kGraceNodes = SearchMonitor::kCheckInterval;
 constexpr auto kGraceTime = SearchMonitor::kGraceTime;
+// Under `go mate <ms>` the share may run on to a quarter of the search time,
+// at most this long (docs/DFPN.md, "When the answer is final").
+constexpr uint64_t kTimeShareMs = 2000;
 // The lines the refinement walk is for: see docs/DFPN.md, "When the answer is final".
 constexpr size_t kWalkMinPlies = 128;
 // Without caller limits, the fallbacks stop after 2 M and 10 M nodes.
@@ -271,7 +274,19 @@ PostSearch::PostSearch(Solver& solver, uint64_t root_key, uint16_t first_len, Se
   // is final, its length proven the shortest or not.
   const SearchLimits& limits = w_.limits_;
   if (min_length() && limits.min_length_effort) {
-    share_ = min_length_share(first_nodes_, limits.min_length_effort, first_len_ < BUDGET_NONE ? first_len_ : 0);
+    share_ = min_length_share(first_nodes_, limits.min_length_effort);
+    // Under a time limit alone (`go mate <ms>`) the share may run on to a
+    // quarter of the search time, at most kTimeShareMs, in nodes at the rate so
+    // far: the user gave that time, and a short first proof leaves most of it,
+    // but a long limit is a ceiling, not a wish to wait. A node limit keeps the
+    // answer deterministic, so it gets the node share only.
+    uint64_t floor_us = std::min(SearchMonitor::search_time_ms(limits.time_ms) / 4, kTimeShareMs) * 1000;
+    uint64_t elapsed_us = w_.monitor_.elapsed_us();
+    if (!limits.nodes && elapsed_us < floor_us) {
+      // Nodes a millisecond so far (the first proof's), times the milliseconds left.
+      uint64_t by_time = first_nodes_ * 1000 / std::max<uint64_t>(elapsed_us, 1) * ((floor_us - elapsed_us) / 1000);
+      share_ = std::max(share_, by_time);
+    }
   }
 }
 

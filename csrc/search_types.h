@@ -38,18 +38,14 @@ enum class StopReason : int {
 constexpr uint32_t kDefaultMinLengthEffort = 2;
 constexpr uint64_t kMinLengthMinNodes = 1000000;
 constexpr uint64_t kMinLengthKneeNodes = 2000000;
-constexpr uint32_t kMinLengthLongLine = 256;
-
 // `effort` times the first proof's nodes, its first kMinLengthKneeNodes counted
 // 3/4 each and the rest 1/4 (a hard problem's answer does not wait twice its
-// first proof again), shrunk in proportion on a first line longer than
-// kMinLengthLongLine plies, and at least kMinLengthMinNodes (about half a
-// second: a short problem gets room to prove its minimum). 0: no share.
-constexpr uint64_t min_length_share(uint64_t first_nodes, uint32_t effort, uint32_t first_len) {
+// first proof again), and at least kMinLengthMinNodes (about half a second: a
+// short problem gets room to prove its minimum). 0: no share.
+constexpr uint64_t min_length_share(uint64_t first_nodes, uint32_t effort) {
   if (effort == 0) return 0;
   uint64_t head = first_nodes < kMinLengthKneeNodes ? first_nodes : kMinLengthKneeNodes;
   uint64_t share = (3 * head + (first_nodes - head)) * effort / 4;
-  if (first_len > kMinLengthLongLine) share = share * kMinLengthLongLine / first_len;
   return share > kMinLengthMinNodes ? share : kMinLengthMinNodes;
 }
 

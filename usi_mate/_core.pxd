@@ -63,8 +63,7 @@ cdef extern from "search_types.h" namespace "usi_mate":
 
     const unsigned int kDefaultMinLengthEffort "usi_mate::kDefaultMinLengthEffort"
     const uint64_t kMinLengthMinNodes "usi_mate::kMinLengthMinNodes"
-    uint64_t min_length_share_c "usi_mate::min_length_share"(uint64_t first_nodes, unsigned int effort,
-                                                               unsigned int first_len)
+    uint64_t min_length_share_c "usi_mate::min_length_share"(uint64_t first_nodes, unsigned int effort)
     const int kPostSearchLevelCount "usi_mate::kPostSearchLevelCount"
     const char* const kPostSearchLevelNames "usi_mate::kPostSearchLevelNames"[]
     const int kMaxPly "usi_mate::kMaxPly"

@@ -292,12 +292,12 @@ DEFAULT_MIN_LENGTH_EFFORT = kDefaultMinLengthEffort
 MIN_LENGTH_MIN_NODES = kMinLengthMinNodes
 
 
-def min_length_share(first_nodes, effort=DEFAULT_MIN_LENGTH_EFFORT, first_len=0):
-    """MinLength's share of work in nodes after a first proof of ``first_nodes`` nodes
-    and ``first_len`` plies (0: short), as the core prices it: ``effort`` times the
-    first proof's nodes, its first 2 M counted 3/4 each and the rest 1/4, shrunk in
-    proportion beyond 256 plies, at least MIN_LENGTH_MIN_NODES; 0 when effort is 0."""
-    return min_length_share_c(first_nodes, effort, first_len)
+def min_length_share(first_nodes, effort=DEFAULT_MIN_LENGTH_EFFORT):
+    """MinLength's share of work in nodes after a first proof of ``first_nodes``
+    nodes, as the core prices it: ``effort`` times the first proof's nodes, its
+    first 2 M counted 3/4 each and the rest 1/4, at least MIN_LENGTH_MIN_NODES; 0
+    when effort is 0."""
+    return min_length_share_c(first_nodes, effort)
 
 # Positions a disproof tree may hold (walked plus re-searched nodes) before
 # certification gives up as "incomplete".
@@ -842,8 +842,10 @@ cdef class Solver:
         "MinLength" (default) looks for shorter mates (a walk over the proven
         tree, then bounded searches from the root) until the shortest is
         proven or it has spent its share of work, ``min_length_effort`` times
-        the first proof's nodes (priced by ``_core.min_length_share``; 0: no share,
-        until proven or a limit): the answer then is final, whatever the limits allow. The
+        the first proof's nodes (priced by ``_core.min_length_share``; with
+        ``time_limit_ms`` and no ``nodes_limit`` it may also run on to a quarter of
+        the time, at most 2 s; 0: no share, until proven or a limit): the answer then is final,
+        whatever the limits allow. The
         result says which: ``min_length`` (proven), else ``shortest_possible``
         (the proven lower bound) and ``length_stop`` (why the search for a
         shorter mate ended: "effort", or the limit or stop() that came first).

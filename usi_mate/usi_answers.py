@@ -57,7 +57,7 @@ def mate_info_line(res: MateResult) -> str:
 
 
 _LENGTH_STOPS = {
-    "effort": "it spent its share of work (MinLengthEffort times the first proof's nodes)",
+    "effort": "it spent its share of work (MinLengthEffort)",
     "time": "the time limit came first",
     "nodes": "the node limit came first",
     "stop": "stop came first",
