@@ -201,6 +201,17 @@ void Solver::report_progress(const std::vector<Move>* line) {
   p.mate_len_upper = progress_.mate_len_upper;
   p.mate_len_lower = progress_.mate_len_lower;
   p.line = line;
+  // A report with nothing new (the same numbers, no line) is not sent again: a
+  // search settled at once would report one state twice, at its proof and at
+  // its end, a millisecond apart.
+  const SearchProgress& q = progress_.last;
+  if (!line && progress_.sent && p.nodes == q.nodes && p.hashfull == q.hashfull && p.root_pn == q.root_pn &&
+      p.root_dn == q.root_dn && p.max_ply_reached == q.max_ply_reached && p.mate_len_upper == q.mate_len_upper &&
+      p.mate_len_lower == q.mate_len_lower)
+    return;
+  progress_.last = p;
+  progress_.last.line = nullptr;
+  progress_.sent = true;
   progress_.fn(progress_.ctx, p);
 }
 
@@ -272,6 +283,7 @@ SearchResult Solver::run(Position& pos, const SearchLimits& limits, bool root_sh
   helpers_.nodes = 0;
   main_.seen_ = {};
   progress_.mate_len_upper = progress_.mate_len_lower = 0;
+  progress_.sent = false;
   refine_stats_ = {};
   main_.monitor_.start(limits.nodes, limits.time_ms, &stop_requested_);
   main_.monitor_.set_tick(&Solver::on_tick, this, progress_.fn ? progress_.interval_ms : 0);

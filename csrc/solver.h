@@ -96,6 +96,8 @@ class Solver {
     uint64_t interval_ms = 0;
     uint16_t mate_len_upper = 0;  // shortest mate found so far (0: none)
     uint16_t mate_len_lower = 0;  // no mate shorter than this is possible (proven)
+    SearchProgress last{};        // the last report sent (its line not kept)
+    bool sent = false;            // a report was sent in this search
   };
   // Helpers search the root with the same budget as the main thread while one
   // phase runs; the helpers' stop flag ends them.

@@ -769,8 +769,23 @@ def test_a_position_argument_that_cannot_be_read_exits_2_after_solving_the_other
     assert r.returncode == 2, r.stderr
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     assert [row["status"] for row in rows] == ["mate", "invalid"]
-    assert "argument 2: skipped" in r.stderr
+    assert "argument 2: skipped: no such file, and not a position" in r.stderr
+    assert "an argument is a problem file, an SFEN" in r.stderr
     assert "a position argument could not be read" in r.stderr
+
+
+def test_solve_help_gives_the_limits_defaults():
+    r = subprocess.run(
+        [sys.executable, "-m", "usi_mate", "solve", "--help"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    assert "time limit per problem in milliseconds (default: none;" in text
+    assert "node limit per problem (default: none)" in text
 
 
 def test_text_columns_line_up_with_long_and_wide_ids(tmp_path):

@@ -544,6 +544,31 @@ def test_progress_callback_and_node_limit():
     assert seen and seen[-1].nodes > 0
 
 
+def test_a_search_settled_at_once_reports_its_state_once():
+    # A mate in one found by the search (threads=2 skips the root's shortcut) was
+    # reported twice with the same numbers, a millisecond apart: `on_progress=print`
+    # printed the same line twice.
+    seen = []
+    sfen = "sfen 9/5g1s1/8k/6+R2/9/6R1S/5B3/9/9 b b3g2s4n4l18p 1 moves 3d1d 1c1d"
+    result = Solver(hash_mb=16, threads=2).solve(sfen, on_progress=seen.append)
+    assert result.mate_length == 1
+    states = [(p.nodes, p.proof_number, p.disproof_number, p.mate_length) for p in seen]
+    assert len(states) == len(set(states)) >= 1, seen
+
+
+def test_nps_of_a_search_under_a_millisecond_agrees_with_one_millisecond():
+    # `info time 0 nodes 285 nps 285`, then at time 1 `nps 285000`: under a millisecond
+    # now counts as one.
+    from usi_mate.types import MateResult, SearchProgress
+
+    assert MateResult(status="mate", nodes=285, time_ms=0).nps == 285_000
+    assert MateResult(status="mate", nodes=285, time_ms=1).nps == 285_000
+    progress = SearchProgress(
+        nodes=285, time_ms=0, hashfull=0, proof_number=0, disproof_number=0, max_ply=1
+    )
+    assert progress.nps == 285_000
+
+
 def test_a_time_limit_past_the_clocks_range_is_no_limit():
     # steady_clock's nanoseconds overflowed past ~9.2e12 ms: `go mate 10000000000000`
     # ended after 1 ms as "timeout". Such limits now wait for the node limit.

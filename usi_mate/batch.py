@@ -209,9 +209,16 @@ class _Inputs:
                     fallback = f"{source}:line {line_no}" if several else f"line {line_no}"
                 problem = make_problem(index, source, line_no, raw, fallback)
                 index += 1
-                if report and problem.error:
-                    where = f"argument {line_no}" if kind == "position" else f"{source}:{line_no}"
-                    print(f"{PROG}: {where}: skipped: {problem.error}", file=sys.stderr)
+                if report and problem.error and kind == "position":
+                    # No such file either: say what an argument may be.
+                    print(
+                        f"{PROG}: argument {line_no}: skipped: no such file, and not a position "
+                        f"({problem.error}); an argument is a problem file, an SFEN, "
+                        "'sfen <SFEN> moves ...' or 'startpos moves ...'",
+                        file=sys.stderr,
+                    )
+                elif report and problem.error:
+                    print(f"{PROG}: {source}:{line_no}: skipped: {problem.error}", file=sys.stderr)
                 yield problem
 
     def _lines(self, kind: str, path: str) -> Iterator[tuple[int, str]]:
@@ -375,9 +382,15 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_search_options(p: argparse.ArgumentParser) -> None:
     """Declare the options of each search: its limits, post-search and rules."""
     p.add_argument(
-        "--time", type=_time_ms, metavar="MS", help="time limit per problem in milliseconds"
+        "--time",
+        type=_time_ms,
+        metavar="MS",
+        help="time limit per problem in milliseconds (default: none; each answer comes when "
+        "it is final, see --min-length-effort)",
     )
-    p.add_argument("--nodes", type=_nodes, metavar="N", help="node limit per problem")
+    p.add_argument(
+        "--nodes", type=_nodes, metavar="N", help="node limit per problem (default: none)"
+    )
     p.add_argument(
         "--post-search",
         choices=tuple(POST_SEARCH_LEVELS),

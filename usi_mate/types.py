@@ -118,8 +118,9 @@ class MateResult:
 
     @property
     def nps(self) -> int:
-        """Nodes per second of the search."""
-        return self.nodes * 1000 // self.time_ms if self.time_ms > 0 else self.nodes
+        """Nodes per second of the search (a search under a millisecond counts as one
+        millisecond, so that ``nps`` agrees with ``time_ms`` 1 rather than jump)."""
+        return self.nodes * 1000 // max(self.time_ms, 1)
 
 
 _new_object = object.__new__
@@ -175,5 +176,6 @@ class SearchProgress:
 
     @property
     def nps(self) -> int:
-        """Nodes per second so far."""
-        return self.nodes * 1000 // self.time_ms if self.time_ms > 0 else self.nodes
+        """Nodes per second so far (under a millisecond counted as one, as
+        :attr:`MateResult.nps`)."""
+        return self.nodes * 1000 // max(self.time_ms, 1)
