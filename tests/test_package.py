@@ -46,3 +46,22 @@ def test_the_long_description_s_example_gives_what_it_shows(project):
         str(ROOT / project["readme"]), module_relative=False, optionflags=doctest.ELLIPSIS
     )
     assert result.attempted >= 1 and result.failed == 0
+
+
+def test_the_docs_do_not_cite_the_project_s_own_issue_numbers():
+    # A reader cannot open them (git keeps the history); other projects' issues, with
+    # their project named, can be opened.
+    pattern = re.compile(r"(\S+)\s+issues?\s+#?\d+", re.IGNORECASE)
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in pattern.finditer(line):
+                assert m.group(1).strip("(") in ("YaneuraOu", "KomoringHeights"), (
+                    path.name,
+                    line_no,
+                    line,
+                )
+            assert not re.match(r"\(?issues?\s+#?\d+", line.strip(), re.IGNORECASE), (
+                path.name,
+                line_no,
+                line,
+            )
