@@ -65,3 +65,35 @@ def test_the_docs_do_not_cite_the_project_s_own_issue_numbers():
                 line_no,
                 line,
             )
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_to_a_heading_of_the_docs_finds_it():
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    anchors = {}
+    for path in docs:
+        text = path.read_text(encoding="utf-8")
+        anchors[path.resolve()] = {
+            _slug(m[1]) for m in re.finditer(r"^#+ (.+)$", text, re.MULTILINE)
+        }
+    for path in docs:
+        text = path.read_text(encoding="utf-8")
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", text):
+            if target.startswith("http"):
+                continue
+            file = (path.parent / target).resolve() if target else path.resolve()
+            assert anchor in anchors.get(file, set()), (path.name, target, anchor)
+
+
+def test_the_readme_s_figures_are_the_tables_they_quote():
+    # A table after `<!-- quote: docs/X.md -->` must appear in that file as it is, so a
+    # figure cannot disagree with its source (re-measured there, quoted here again).
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quotes = re.findall(r"<!-- quote: (\S+) -->\n((?:\|[^\n]*\n)+)", readme)
+    assert len(quotes) >= 3, "the README quotes its benchmark tables"
+    for source, table in quotes:
+        assert table in (ROOT / source).read_text(encoding="utf-8"), (source, table)
