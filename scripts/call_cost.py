@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The cost of a call: positions a second on one core, usi-mate against cshogi's DfPn,
-the same positions and limits, in the same process and the same run (issue 48).
+the same positions and limits, in the same process and the same run.
 
     python -m scripts.call_cost                       # the sets the repository carries
     USI_MATE_PROBLEMS=/path/to/collections python -m scripts.call_cost   # + yaneuraou mate 3-11
@@ -17,6 +17,9 @@ from other processes on the machine hits them alike; the table has each way's be
 - ``Solver.search_many``: the set in one call;
 - ``solve_many``: ``usi_mate.solve_many(jobs=1)`` (a new Solver and its search thread each
   round, as a caller gets them);
+- ``solve()``: ``usi_mate.solve`` a position, the one call a first script writes (its
+  Solver is the one it keeps for the thread, cleared before each search; the first
+  round's first call builds it);
 - cshogi: ``Board.set_sfen`` + ``DfPn.search`` + ``DfPn.get_pv`` on a mate, a new DfPn
   each round (made outside the timing; its table size is its own: cshogi's Python API
   cannot set it).
@@ -113,6 +116,12 @@ def ways(sfens: list[str], args) -> tuple[dict[str, Callable[[], object]], Calla
             solve_many(sfens, hash_mb=args.hash, nodes_limit=args.nodes, post_search="None")
         )
 
+    def one_call():
+        return [
+            usi_mate.solve(s, nodes_limit=args.nodes, post_search="None", hash_mb=args.hash)
+            for s in sfens
+        ]
+
     def peer():
         dfpn = peers[0]
         for s in sfens:
@@ -124,6 +133,7 @@ def ways(sfens: list[str], args) -> tuple[dict[str, Callable[[], object]], Calla
         "Solver.search": search,
         "Solver.search_many": search_many,
         "solve_many": many_jobs_1,
+        "solve()": one_call,
         "cshogi": peer,
     }, clear
 
@@ -179,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
         f"usi-mate {usi_mate.__version__}, one process, first proofs\n"
     )
-    names = ["Solver.search", "Solver.search_many", "solve_many", "cshogi"]
+    names = ["Solver.search", "Solver.search_many", "solve_many", "solve()", "cshogi"]
     print("| positions | " + " | ".join(names) + " | usi-mate's best / cshogi |")
     print("|---|" + "---:|" * (len(names) + 1))
     wrong_all = []

@@ -824,3 +824,41 @@ def test_a_defender_whose_every_reply_is_futile_gets_a_line(text):
     for m in moves.split():
         board.push_usi(m)
     assert check_mate_line(board.sfen(), result.moves, and_root=True) is None
+
+
+def test_solve_keeps_a_solver_per_thread_and_answers_as_a_new_one():
+    # solve() reuses this thread's Solver (cleared) instead of building one a call: the
+    # answer, nodes and line are a new Solver's, call after call.
+    from usi_mate import solver as one_call
+
+    sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-002")
+    fresh = Solver(hash_mb=16).solve(sfen)
+    for _ in range(2):
+        again = solve(sfen, hash_mb=16)
+        assert (again.nodes, again.moves, again.min_length) == (
+            fresh.nodes,
+            fresh.moves,
+            fresh.min_length,
+        )
+    kept = one_call._kept.solver
+    assert kept[0] == (16, 1)
+    solve(sfen, hash_mb=16)
+    assert one_call._kept.solver[1] is kept[1]  # the same Solver, not a new one
+    solve(sfen, hash_mb=8)
+    assert one_call._kept.solver[0] == (8, 1)  # other settings: another Solver
+    # Another thread has its own; a solve() inside a progress callback gets a new one.
+    results = []
+    worker = threading.Thread(target=lambda: results.append(solve(sfen, hash_mb=16)))
+    worker.start()
+    worker.join()
+    assert results[0].moves == fresh.moves
+    inner = []
+
+    def nested(progress):
+        if not inner:
+            inner.append(solve(sfen, hash_mb=8))
+
+    outer = solve(HARD, hash_mb=8, nodes_limit=300_000, on_progress=nested)
+    assert outer.status == "unknown" and inner and inner[0].moves == fresh.moves
+    one_call.release()
+    assert one_call._kept.solver is None

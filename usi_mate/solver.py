@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable
 
 from ._core import Position, Solver
@@ -41,9 +43,15 @@ def solve(
 
     Raises ValueError for malformed position text and bad arguments; see
     :meth:`Solver.solve` for the result. For many problems in a row, keep a
-    :class:`Solver` (the table is allocated once) or use :func:`solve_many`.
+    :class:`Solver` or use :func:`solve_many`.
+
+    Each thread keeps the Solver of its last call (its ``hash_mb`` and ``threads``) for
+    the next, cleared before each search: the answer is the one a new Solver gives
+    (the same nodes and line with one thread), without building a Solver every call.
+    Its table, as much of ``hash_mb`` as the searches used, stays allocated between
+    calls; :func:`release` frees this thread's.
     """
-    solver = Solver(hash_mb, threads=threads)
+    solver = _kept_solver(hash_mb, threads)
     request = SearchRequest(
         time_limit_ms=time_limit_ms,
         nodes_limit=nodes_limit,
@@ -56,3 +64,36 @@ def solve(
         min_length_effort=min_length_effort,
     )
     return solver.search(position, request, on_progress=on_progress)
+
+
+_kept = threading.local()
+
+
+def _kept_solver(hash_mb: int, threads: int) -> Solver:
+    """This thread's Solver for ``(hash_mb, threads)``, cleared; a new one when the kept
+    one has other settings or is searching (solve() called from a progress callback)."""
+    kept = getattr(_kept, "solver", None)
+    if kept is not None and kept[0] == (hash_mb, threads) and kept[1].state == "idle":
+        kept[1].clear()
+        return kept[1]
+    if kept is not None and kept[1].state != "idle":
+        return Solver(hash_mb, threads=threads)  # the outer call's stays kept
+    _kept.solver = None  # the old table goes before the new one is allocated
+    solver = Solver(hash_mb, threads=threads)
+    _kept.solver = ((hash_mb, threads), solver)
+    return solver
+
+
+def release() -> None:
+    """Free the Solver (and its table) that :func:`solve` keeps for this thread."""
+    _kept.solver = None
+
+
+def _forget_in_child() -> None:
+    # A forked child has no search thread behind the parent's Solver: it builds its own.
+    global _kept
+    _kept = threading.local()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
