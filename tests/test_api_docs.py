@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM, chromium, screenshot
 from png import read_png
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PAGES = {
     "solving.html": ["usi_mate.solve", "usi_mate.Solver", "usi_mate.SearchRequest", "Position"],
     "results.html": ["usi_mate.MateResult", "SearchProgress", "Certification", "verify_no_mate"],
@@ -74,38 +73,12 @@ def test_the_reference_has_a_page_for_each_part_of_the_api(built):
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary (.ci/run installs it)")
 def test_the_reference_renders_in_headless_chromium(built, tmp_path):
     page = built / "solving.html"
-    common = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ]
-    dom = subprocess.run(
-        [*common, "--dump-dom", page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    dom = chromium("--dump-dom", page.as_uri(), profile=tmp_path / "profile")
     assert dom.returncode == 0, dom.stderr[-2000:]
     # The browser's DOM after loading: the API's entries with their anchors.
     assert 'id="usi_mate.solve"' in dom.stdout and 'id="usi_mate.Solver"' in dom.stdout
     shot = tmp_path / "solving.png"
-    r = subprocess.run(
-        [
-            *common,
-            "--hide-scrollbars",
-            "--force-device-scale-factor=1",
-            f"--screenshot={shot}",
-            "--window-size=1000,800",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    r = screenshot(page, shot, 1000, 800, tmp_path / "profile")
     assert r.returncode == 0 and shot.exists(), r.stderr[-2000:]
     image = read_png(shot.read_bytes())
     sample = {

@@ -25,6 +25,7 @@ from html.parser import HTMLParser
 
 import pytest
 from board_svg import cell, drawn_board, marked_squares, pieces_of
+from browser import CHROMIUM, screenshot
 from png import read_png
 from test_check import COOK_AT_3, NODES, SOUND, run_cli
 
@@ -210,9 +211,6 @@ def test_the_png_reader_undoes_every_row_filter(channels):
     assert read_png(_png(rows, width, channels), rows=3).rows == rows[:3]
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def japanese_fonts() -> list[str] | None:
     """The fonts fontconfig has for Japanese (None: no fc-list to ask)."""
     if shutil.which("fc-list") is None:
@@ -238,25 +236,7 @@ def test_the_report_rendered_by_headless_chromium_shows_the_board(page_file, tmp
     )
     shot = tmp_path / "report.png"
     width, height = 1000, 1400
-    r = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",  # as root (CI) Chromium will not start with its sandbox
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--force-device-scale-factor=1",
-            "--force-color-profile=srgb",  # the page's colours as written, pixel for pixel
-            f"--user-data-dir={tmp_path / 'profile'}",
-            f"--screenshot={shot}",
-            f"--window-size={width},{height}",
-            page_file.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    r = screenshot(page_file, shot, width, height, tmp_path / "profile")
     assert r.returncode == 0 and shot.exists(), r.stderr[-2000:]
     image = read_png(shot.read_bytes())
     assert (image.width, image.height) == (width, height)
