@@ -31,11 +31,25 @@ void TranspositionTable::resize(uint64_t mb) {
   count_ = initial_count();
   counted_ = !shared_;
   dirty_ = false;
+  dirty_n_ = 0;
+  dirty_all_ = false;
 }
 
 void TranspositionTable::clear() {
-  // Only the clusters in use were ever written: the rest are still zero.
-  if (count_ && dirty_) std::memset(static_cast<void*>(clusters_.get()), 0, count_ * sizeof(Cluster));
+  // Only the clusters in use were ever written: the rest are still zero. Of
+  // those, only the pairs noted, while they are few (note_written).
+  if (count_ && dirty_) {
+    if (dirty_all_ || shared_ || (uint64_t(1) << 32) <= count_) {
+      std::memset(static_cast<void*>(clusters_.get()), 0, count_ * sizeof(Cluster));
+    } else {
+      for (uint32_t k = 0; k < dirty_n_; ++k) {
+        uint64_t i = uint64_t(dirty_pairs_[k]) * 2;
+        std::memset(static_cast<void*>(&clusters_[i]), 0, std::min<uint64_t>(2, count_ - i) * sizeof(Cluster));
+      }
+    }
+  }
+  dirty_n_ = 0;
+  dirty_all_ = false;
   count_ = initial_count();
   used_ = 0;
   counted_ = !shared_;
@@ -43,6 +57,7 @@ void TranspositionTable::clear() {
 }
 
 void TranspositionTable::grow(uint64_t n) {
+  dirty_all_ = true;  // entries move all over the larger table
   uint64_t old = count_;
   count_ = n;
   used_ = 0;
@@ -211,6 +226,7 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
   uint64_t i = index(key);
   Cluster& c = clusters_[i];
   ClusterLock lock(*this, i);
+  if (!shared_) note_written(i);  // the pair: a store may sweep or spill into the partner
   TTEntry* slot = nullptr;
   if (pn == 0 || dn == 0) {
     slot = sweep_covered(c, i, key, hand, pn, mate_len);

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -215,6 +216,21 @@ class TranspositionTable {
   std::atomic<bool> dirty_{false};          // written since the last clear (by any thread)
   bool shared_ = false;
   uint16_t generation_ = 0;
+  // The cluster pairs one thread's stores wrote since the last clear, while they
+  // are few: clear() zeroes those rather than the 4 MB of the first clusters
+  // (a search of a mate in five writes a few dozen; zeroing all cost a one-call
+  // solve() three times its search). Past kDirtyPairs, or once shared or grown
+  // (entries everywhere), clear() zeroes every cluster in use.
+  static constexpr uint32_t kDirtyPairs = 1024;
+  void note_written(uint64_t i) {
+    if (dirty_n_ < kDirtyPairs)
+      dirty_pairs_[dirty_n_++] = uint32_t(i >> 1);
+    else
+      dirty_all_ = true;
+  }
+  std::array<uint32_t, kDirtyPairs> dirty_pairs_{};
+  uint32_t dirty_n_ = 0;
+  bool dirty_all_ = false;
 };
 
 }  // namespace usi_mate
