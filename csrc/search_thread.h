@@ -8,7 +8,14 @@
 #include <utility>
 
 #if defined(_WIN32)
-#include <thread>
+#ifndef NOMINMAX
+#define NOMINMAX  // no min/max macros from windows.h
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <process.h>
+#include <windows.h>
 #else
 #include <pthread.h>
 #endif
@@ -29,14 +36,16 @@ class SearchThread {
   bool start(std::function<void()> fn) {
     fn_ = std::move(fn);
 #if defined(_WIN32)
-    // std::thread cannot choose its stack; MSVC's default is 1 MB, which the
-    // linker option /STACK does not change for new threads either. Windows
-    // builds rely on the 4000-ply cut being far from that (about 200 bytes a
-    // ply in mid()).
-    try {
-      thread_ = std::thread([this] { fn_(); });
-      running_ = true;
-    } catch (...) { running_ = false; }
+    // std::thread cannot choose its stack: it gets the executable's default
+    // reserve (1 MB for most programs, 2 MB for python.exe), far below the
+    // 4000-ply cut (a helper thread crashed zukou-100's 611 plies under Wine:
+    // scripts.windows_check). _beginthreadex reserves kStackBytes; with
+    // STACK_SIZE_PARAM_IS_A_RESERVATION it is address space only, committed
+    // as deep as the search goes, as on POSIX.
+    uintptr_t handle = _beginthreadex(nullptr, unsigned(kStackBytes), &SearchThread::entry, this,
+                                      STACK_SIZE_PARAM_IS_A_RESERVATION, nullptr);
+    thread_ = reinterpret_cast<HANDLE>(handle);
+    running_ = handle != 0;
 #else
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0) return false;
@@ -50,7 +59,8 @@ class SearchThread {
   void join() {
     if (!running_) return;
 #if defined(_WIN32)
-    thread_.join();
+    WaitForSingleObject(thread_, INFINITE);
+    CloseHandle(thread_);
 #else
     pthread_join(thread_, nullptr);
 #endif
@@ -59,7 +69,11 @@ class SearchThread {
 
  private:
 #if defined(_WIN32)
-  std::thread thread_;
+  static unsigned __stdcall entry(void* self) {
+    static_cast<SearchThread*>(self)->fn_();
+    return 0;
+  }
+  HANDLE thread_ = nullptr;
 #else
   static void* entry(void* self) {
     static_cast<SearchThread*>(self)->fn_();
