@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import sys
 import threading
 import time
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -27,6 +28,7 @@ from usi_mate.runners import (
     Stopped,
     ThreadRunner,
     WorkerDied,
+    _describe_exit,
     _search_runs_in_worker,
 )
 from usi_mate.types import MateResult
@@ -197,15 +199,29 @@ def test_a_worker_killed_in_the_middle_of_a_chunk_costs_the_problem_it_was_on():
         while worker.searching.value != 2:  # on HARD, after the two answers before it
             assert time.monotonic() < deadline, "the worker never reached the hard problem"
             time.sleep(0.01)
-        os.kill(worker.process.pid, signal.SIGKILL)
+        if sys.platform == "win32":
+            # No SIGKILL: TerminateProcess, which multiprocessing reports as -SIGTERM.
+            worker.process.kill()
+        else:
+            os.kill(worker.process.pid, signal.SIGKILL)
         _wait_for_every_outcome(chunk)
     finally:
         runner.stop()
     lost = chunk.outcomes[2]
-    assert isinstance(lost, WorkerDied) and "killed by SIGKILL" in str(lost)
+    killed_by = "SIGTERM" if sys.platform == "win32" else "SIGKILL"
+    assert isinstance(lost, WorkerDied) and f"killed by {killed_by}" in str(lost)
     for i in (0, 1, 3, 4):  # before it (answered, maybe again) and after it (re-run)
         assert isinstance(chunk.outcomes[i], MateResult), chunk.outcomes[i]
         assert chunk.outcomes[i].moves == ["G*5b"]
+
+
+def test_exits_are_described_by_signal_or_windows_exception():
+    assert _describe_exit(None) == "still running"
+    assert _describe_exit(3) == "exit status 3"
+    assert _describe_exit(-signal.SIGTERM) == "killed by SIGTERM"
+    # A crashed Windows worker's exit status is the exception's code.
+    assert _describe_exit(0xC00000FD) == "crashed: exception 0xC00000FD (stack overflow)"
+    assert _describe_exit(0xC0000135) == "crashed: exception 0xC0000135"
 
 
 class _NoChunks(Executor):

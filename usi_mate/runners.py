@@ -677,6 +677,28 @@ def _search_runs_in_worker(solver: Solver, items: list, searching, replies, orde
     return work
 
 
+# A Windows process that crashes ends with the exception's NTSTATUS code as its exit
+# status (3221225725 says little; 0xC00000FD, stack overflow, does): the common ones.
+_WINDOWS_EXCEPTIONS = {
+    0xC0000005: "access violation",
+    0xC0000017: "out of memory",
+    0xC000001D: "illegal instruction",
+    0xC00000FD: "stack overflow",
+    0xC0000409: "fail-fast exception",
+}
+
+
+def _has_message(conn: Any) -> bool:
+    """Whether a worker's pipe holds a message; False once the pipe is gone. A dead
+    worker's pipe polls True at its end on POSIX (recv then raises EOFError), but on
+    Windows poll itself raises BrokenPipeError, which failed the whole dispatcher: every
+    problem still waiting was answered "worker died" instead of being run again."""
+    try:
+        return bool(conn.poll())
+    except OSError:
+        return False
+
+
 def _describe_exit(code: int | None) -> str:
     if code is None:
         return "still running"
@@ -685,6 +707,9 @@ def _describe_exit(code: int | None) -> str:
             return f"killed by {signal.Signals(-code).name}"
         except ValueError:
             return f"killed by signal {-code}"
+    if code >= 0xC0000000:
+        name = _WINDOWS_EXCEPTIONS.get(code)
+        return f"crashed: exception 0x{code:08X}" + (f" ({name})" if name else "")
     return f"exit status {code}"
 
 
@@ -871,7 +896,7 @@ class ProcessRunner:
     def _replace(self, i: int) -> None:
         w = self._workers[i]
         # Answers may have arrived just before the end: read them first.
-        while w.order is not None and w.conn.poll() and self._receive(w):
+        while w.order is not None and _has_message(w.conn) and self._receive(w):
             pass
         if w.order is not None:
             order, w.order = w.order, None
