@@ -5,6 +5,7 @@ chunk, an executor's chunk that fails as a whole."""
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import signal
 import sys
@@ -29,6 +30,7 @@ from usi_mate.runners import (
     ThreadRunner,
     WorkerDied,
     _describe_exit,
+    _die_with_parent,
     _search_runs_in_worker,
 )
 from usi_mate.types import MateResult
@@ -213,6 +215,55 @@ def test_a_worker_killed_in_the_middle_of_a_chunk_costs_the_problem_it_was_on():
     for i in (0, 1, 3, 4):  # before it (answered, maybe again) and after it (re-run)
         assert isinstance(chunk.outcomes[i], MateResult), chunk.outcomes[i]
         assert chunk.outcomes[i].moves == ["G*5b"]
+
+
+def _a_worker_searching(conn) -> None:
+    """A worker as ProcessRunner starts one: it dies with its parent, and searches."""
+    _die_with_parent()
+    told = []
+
+    def tell(progress) -> None:
+        if not told:  # once the search runs, in native code without the GIL
+            told.append(True)
+            conn.send(("searching", os.getpid()))
+
+    Solver(16).solve(HARD, time_limit_ms=120_000, on_progress=tell, progress_interval_ms=10)
+
+
+def _a_parent_of_a_searching_worker(conn) -> None:
+    multiprocessing.get_context("spawn").Process(target=_a_worker_searching, args=(conn,)).start()
+    time.sleep(600)
+
+
+def test_a_worker_ends_with_its_parent_however_the_parent_ends():
+    # A killed `usi-mate solve` (SIGKILL; on Windows TerminateProcess, as a GUI or the
+    # task manager ends it) gets no chance to stop its workers: each must end by itself
+    # rather than search on for nobody. The worker holds the last writing end of the
+    # pipe, so the pipe ends when the worker does.
+    ctx = multiprocessing.get_context("spawn")
+    reader, writer = ctx.Pipe(duplex=False)
+    parent = ctx.Process(target=_a_parent_of_a_searching_worker, args=(writer,))
+    parent.start()
+    writer.close()
+    worker = None
+    try:
+        assert reader.poll(60)
+        what, worker = reader.recv()
+        assert what == "searching"
+        parent.kill()
+        parent.join(60)
+        assert reader.poll(60), "the worker outlived its parent"
+        with pytest.raises(EOFError):
+            reader.recv()
+        worker = None
+    finally:
+        parent.kill()
+        reader.close()
+        if worker is not None:  # the test failed: end the worker it left searching
+            try:
+                os.kill(worker, signal.SIGTERM)  # TerminateProcess on Windows
+            except OSError:
+                pass
 
 
 def test_exits_are_described_by_signal_or_windows_exception():

@@ -23,7 +23,7 @@ be a module-level function (worker processes receive it by name):
   crash, ``kill -9``, the OOM killer) costs exactly the problem it was on, which
   fails with :class:`WorkerDied`; the rest of its chunk goes to the others again, a
   new worker takes its place and the run goes on. Workers die with the parent
-  (Linux) and never hold the caller's stdout open;
+  (however it ends) and never hold the caller's stdout open;
 - :class:`ExecutorRunner`: any :class:`concurrent.futures.Executor` (a Dask or Ray
   cluster's executor), one task a chunk, each worker process keeping one Solver
   between tasks.
@@ -486,15 +486,30 @@ class ThreadRunner:
 
 
 def _die_with_parent() -> None:
-    # Linux: the kernel sends SIGTERM to this worker when its parent ends, however
-    # it ends (SIGKILL included), so no worker outlives a killed `usi-mate solve`.
+    """End this worker when its parent ends, however it ends, so that no worker
+    outlives a killed ``usi-mate solve`` (or a GUI that killed it) and searches on.
+
+    Linux: the kernel sends SIGTERM (PR_SET_PDEATHSIG). Elsewhere (Windows, macOS) a
+    watcher thread waits on the parent's sentinel, which multiprocessing's spawn hands
+    every child (on Windows a handle on the parent process, signalled when it ends,
+    TerminateProcess included), and exits at once. Without it a Windows worker went on
+    with its search, up to --time, and only then found its pipe broken.
+    """
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+            return
         except (OSError, AttributeError):
             pass
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return  # not a multiprocessing child (a test calling the worker in-process)
+
+    def watch() -> None:
+        parent.join()  # waits on the sentinel; the search releases the GIL meanwhile
+        os._exit(1)  # no one is left to read an answer; the table goes with the process
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 def _detach_stdio() -> None:
