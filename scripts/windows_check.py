@@ -130,6 +130,7 @@ class Report:
         self.passed = 0
         self.failed = 0
         self.numbers: dict[str, str] = {}  # the summary's: build time, sizes, start-up...
+        self.started = time.perf_counter()
 
     def note(self, text: str) -> None:
         print(text, flush=True)
@@ -151,7 +152,11 @@ class Report:
             print(line)
         for key, value in self.numbers.items():
             print(f"{key + ':':<28}{value}")
-        print(f"windows_check: {self.passed} passed, {self.failed} failed", flush=True)
+        print(
+            f"windows_check: {self.passed} passed, {self.failed} failed"
+            f" in {time.perf_counter() - self.started:.0f} s",
+            flush=True,
+        )
 
 
 def step(title: str) -> None:
