@@ -674,11 +674,23 @@ def compare(report: Report, what: str, reference: list[str], answers: list[str],
 # --- main ----------------------------------------------------------------------------
 
 
-def linux_core() -> None:
-    """The Linux build of this checkout (the reference), built in place when missing."""
-    probe = [sys.executable, "-c", "import usi_mate._core"]
-    if subprocess.run(probe, cwd=ROOT, capture_output=True).returncode != 0:
+def linux_core() -> str:
+    """The Linux build of this checkout (the reference), built in place unless the core
+    Python finds from the checkout's root is the checkout's own; returns its file.
+
+    The check is on the core's file, not on whether it imports: in a fresh clone next to
+    an editable install of another checkout, ``usi_mate`` is the clone's but
+    ``usi_mate._core`` came from the other checkout through the editable install's finder
+    (seen here: answers of another build's search, compared as if they were this one's).
+    """
+    probe = [sys.executable, "-c", "import usi_mate._core as c; print(c.__file__)"]
+    found = subprocess.run(probe, cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    if not found or Path(found).resolve().parent != ROOT / "usi_mate":
         run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"], cwd=ROOT)
+        found = subprocess.run(probe, cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    if not found or Path(found).resolve().parent != ROOT / "usi_mate":
+        sys.exit(f"windows_check: the Linux core Python finds is {found!r}, not this checkout's")
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -769,7 +781,8 @@ def _checks(args, report: Report, pyexe: Path, minor: str) -> int:
     )
 
     step("perft 5 from the start position")
-    linux_core()
+    reference = linux_core()
+    report.note(f"the Linux reference: {Path(reference).relative_to(ROOT)}, this checkout's")
     from usi_mate import Position  # the Linux build of this checkout (cwd heads sys.path)
 
     code = f"from usi_mate import Position; print(Position({START!r}).perft(5))"
