@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import datetime
 import os
 import re
@@ -539,28 +540,55 @@ def first_mates(problems, answers: list[str], per_file: int) -> list[tuple[str, 
     return out
 
 
+@contextlib.contextmanager
+def how_it_ended(e):
+    """An engine that could not be written to (BrokenPipeError: it was gone) or did not
+    answer: RuntimeError with its exit status and the end of its stderr."""
+    try:
+        yield
+    except (OSError, AssertionError) as error:
+        try:
+            code = e.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            code = "still running"
+        time.sleep(0.5)  # the stderr reader's last bytes
+        raise RuntimeError(
+            f"{str(error)[:300]}; exit {code}; stderr {b''.join(e.stderr)[-600:]!r}"
+        ) from None
+
+
+@contextlib.contextmanager
+def reported(report: Report, what: str):
+    """A check that raised is reported as failed, and the run goes on to the next."""
+    try:
+        yield
+    except Exception as e:  # noqa: BLE001 - one failed check is reported, the rest still run
+        report.check(False, f"{what}: {type(e).__name__}: {str(e)[-900:]}")
+
+
 def shogidokoro_session(
     engine_cls, command: list[str] | None, problems, nodes: int, crlf: bool = False
 ) -> tuple[list[str], float]:
-    """One process: usi, every option (NodesLimit ``nodes``), isready, then per problem
+    """One process: usi, USI_Hash 64 and NodesLimit ``nodes``, isready, then per problem
     usinewgame, position, ``go mate 600000``; the checkmate lines and the seconds."""
     e = engine_cls(command)
     end = b"\r" if crlf else b""  # Engine.send adds the \n
     try:
-        start = time.perf_counter()
-        e.send(b"usi" + end)
-        e.wait_count("usiok", 1, timeout=120)
-        for name, value in (("USI_Hash", "64"), ("NodesLimit", str(nodes))):
-            e.send(f"setoption name {name} value {value}".encode() + end)
-        e.send(b"isready" + end)
-        e.wait_count("readyok", 1, timeout=120)
-        for n, (_, sfen) in enumerate(problems, start=1):
-            e.send(b"usinewgame" + end)
-            e.send(f"position sfen {sfen}".encode() + end)
-            e.send(b"go mate 600000" + end)
-            e.wait_count("checkmate", n, timeout=600)
-        e.send(b"quit" + end)
-        code = e.wait_exit(60)
+        with how_it_ended(e):
+            start = time.perf_counter()
+            e.send(b"usi" + end)
+            e.wait_count("usiok", 1, timeout=120)
+            for name, value in (("USI_Hash", "64"), ("NodesLimit", str(nodes))):
+                e.send(f"setoption name {name} value {value}".encode() + end)
+            e.send(b"isready" + end)
+            e.wait_count("readyok", 1, timeout=120)
+            for n, (_, sfen) in enumerate(problems, start=1):
+                e.send(b"usinewgame" + end)
+                e.send(f"position sfen {sfen}".encode() + end)
+                e.send(b"go mate 600000" + end)
+                e.wait_count("checkmate", n, timeout=600)
+            e.send(b"quit" + end)
+            code = e.wait_exit(60)
         seconds = time.perf_counter() - start
         if code != 0:
             raise RuntimeError(f"exit {code}: {b''.join(e.stderr)[-2000:]!r}")
@@ -574,17 +602,18 @@ def shogihome_session(engine_cls, command: list[str] | None, sfen: str) -> str:
     usinewgame, ``go mate infinite``, and ``quit`` after the answer; the answer."""
     e = engine_cls(command)
     try:
-        e.send("usi")
-        e.wait_count("usiok", 1, timeout=120)
-        e.send_every_option({})
-        e.send("isready")
-        e.wait_count("readyok", 1, timeout=120)
-        e.send("usinewgame")
-        e.send(f"position sfen {sfen}")
-        e.send("go mate infinite")
-        e.wait_count("checkmate", 1, timeout=600)
-        e.send("quit")
-        code = e.wait_exit(60)
+        with how_it_ended(e):
+            e.send("usi")
+            e.wait_count("usiok", 1, timeout=120)
+            e.send_every_option({})
+            e.send("isready")
+            e.wait_count("readyok", 1, timeout=120)
+            e.send("usinewgame")
+            e.send(f"position sfen {sfen}")
+            e.send("go mate infinite")
+            e.wait_count("checkmate", 1, timeout=600)
+            e.send("quit")
+            code = e.wait_exit(60)
         if code != 0:
             raise RuntimeError(f"exit {code}")
         return next(x for x in e.lines if x.startswith("checkmate"))
@@ -597,18 +626,19 @@ def quit_mid_search(engine_cls, command: list[str]) -> tuple[int, float]:
     (exit code, seconds from quit to the process's end)."""
     e = engine_cls(command)
     try:
-        e.send("usi")
-        e.wait_count("usiok", 1, timeout=120)
-        e.send_every_option({})
-        e.send("isready")
-        e.wait_count("readyok", 1, timeout=120)
-        e.send("usinewgame")
-        e.send(f"position sfen {HARD}")
-        e.send("go mate infinite")
-        e.wait_count("info time", 1, timeout=120)
-        start = time.perf_counter()
-        e.send("quit")
-        code = e.wait_exit(60)
+        with how_it_ended(e):
+            e.send("usi")
+            e.wait_count("usiok", 1, timeout=120)
+            e.send_every_option({})
+            e.send("isready")
+            e.wait_count("readyok", 1, timeout=120)
+            e.send("usinewgame")
+            e.send(f"position sfen {HARD}")
+            e.send("go mate infinite")
+            e.wait_count("info time", 1, timeout=120)
+            start = time.perf_counter()
+            e.send("quit")
+            code = e.wait_exit(60)
         return code, time.perf_counter() - start
     finally:
         e.kill()
@@ -871,28 +901,31 @@ def _checks(args, report: Report, pyexe: Path, minor: str) -> int:
     for name, command in engines.items():
         if name == "linux":
             continue
-        got = [shogihome_session(Engine, command, s) for _, s in quick]
-        compare(
-            report,
-            f"ShogiHome (fresh process, defaults, go mate infinite, quit), {name},"
-            f" {', '.join(i for i, _ in quick)}",
-            ref,
-            got,
-            [i for i, _ in quick],
-        )
-        code, seconds = quit_mid_search(Engine, command)
-        report.check(
-            code == 0 and seconds < 5,
-            f"ShogiHome's Stop (quit mid-search), {name}: exit {code}, {seconds:.2f} s after"
-            " quit (ShogiHome kills it at 5 s)",
-        )
+        with reported(report, f"ShogiHome's session, {name}"):
+            got = [shogihome_session(Engine, command, s) for _, s in quick]
+            compare(
+                report,
+                f"ShogiHome (fresh process, defaults, go mate infinite, quit), {name},"
+                f" {', '.join(i for i, _ in quick)}",
+                ref,
+                got,
+                [i for i, _ in quick],
+            )
+        with reported(report, f"ShogiHome's Stop (quit mid-search), {name}"):
+            code, seconds = quit_mid_search(Engine, command)
+            report.check(
+                code == 0 and seconds < 5,
+                f"ShogiHome's Stop (quit mid-search), {name}: exit {code}, {seconds:.2f} s after"
+                " quit (ShogiHome kills it at 5 s)",
+            )
 
     target = engines.get("exe") or engines["windows-python"]
     assert target is not None
     label = "exe" if "exe" in engines else "windows-python"
     few = problems[:6]
-    crlf, _ = shogidokoro_session(Engine, target, few, args.nodes, crlf=True)
-    compare(report, f"CRLF line ends, {label}", answers["linux"][:6], crlf, ids[:6])
+    with reported(report, f"CRLF line ends, {label}"):
+        crlf, _ = shogidokoro_session(Engine, target, few, args.nodes, crlf=True)
+        compare(report, f"CRLF line ends, {label}", answers["linux"][:6], crlf, ids[:6])
 
     if exe is not None:
         # A Japanese Windows: the exe in a folder with a Japanese name, code page 932 (Wine
@@ -908,14 +941,17 @@ def _checks(args, report: Report, pyexe: Path, minor: str) -> int:
                 [str(pyexe), "-c", "import ctypes; print(ctypes.windll.kernel32.GetACP())"]
             ).stdout.strip()
             report.check(acp == "932", f"Wine under ja_JP.UTF-8: code page {acp}")
-            jp, _ = shogidokoro_session(Engine, ["wine", str(folder / exe.name)], few, args.nodes)
-            compare(
-                report,
-                f"exe in {JAPANESE_FOLDER!r}, code page {acp}",
-                answers["linux"][:6],
-                jp,
-                ids[:6],
-            )
+            with reported(report, f"exe in {JAPANESE_FOLDER!r}"):
+                jp, _ = shogidokoro_session(
+                    Engine, ["wine", str(folder / exe.name)], few, args.nodes
+                )
+                compare(
+                    report,
+                    f"exe in {JAPANESE_FOLDER!r}, code page {acp}",
+                    answers["linux"][:6],
+                    jp,
+                    ids[:6],
+                )
             kif = wine(
                 [
                     str(folder / exe.name),
@@ -931,7 +967,8 @@ def _checks(args, report: Report, pyexe: Path, minor: str) -> int:
             report.check(
                 kif.returncode == 0 and "手" in kif.stdout and "\ufffd" not in kif.stdout,
                 f"solve --format kif to stdout under code page {acp}: exit {kif.returncode},"
-                f" {len(kif.stdout.splitlines())} lines of UTF-8 KIF",
+                f" {len(kif.stdout.splitlines())} lines of UTF-8 KIF"
+                + ("" if kif.returncode == 0 else f": {kif.stderr[-500:]}"),
             )
             source = folder / "問題 図巧.sfen"
             source.write_text(
@@ -967,15 +1004,16 @@ def _checks(args, report: Report, pyexe: Path, minor: str) -> int:
                 else:
                     os.environ[k] = v
 
-        two = [s for _, s in quick[:2]]
-        solve_args = ["solve", *two, "--jobs", "2", "--no-progress", "--hash", "64"]
-        jobs = wine([str(exe), *solve_args])
-        ref = run([sys.executable, "-m", "usi_mate", *solve_args], cwd=ROOT)
-        report.check(
-            jobs.returncode == 0 and _without_times(jobs.stdout) == _without_times(ref.stdout),
-            f"exe solve --jobs 2 (workers started by spawn): exit {jobs.returncode},"
-            f" {len(jobs.stdout.strip().splitlines())} answers, as Linux's",
-        )
+        with reported(report, "exe solve --jobs 2"):
+            two = [s for _, s in quick[:2]]
+            solve_args = ["solve", *two, "--jobs", "2", "--no-progress", "--hash", "64"]
+            jobs = wine([str(exe), *solve_args])
+            ref = run([sys.executable, "-m", "usi_mate", *solve_args], cwd=ROOT)
+            report.check(
+                jobs.returncode == 0 and _without_times(jobs.stdout) == _without_times(ref.stdout),
+                f"exe solve --jobs 2 (workers started by spawn): exit {jobs.returncode},"
+                f" {len(jobs.stdout.strip().splitlines())} answers, as Linux's",
+            )
 
         times, failures = startup_ms(["wine", str(exe)], args.startup_runs)
         report.check(
