@@ -788,7 +788,11 @@ def _checks(args, report: Report, pyexe: Path, minor: str) -> int:
         "the core needs no DLL beyond Windows' own and the CPython's",
     )
     probe = wine(
-        [str(pyexe), "-c", "import usi_mate._core as c; print(c.BITBOARD, c.__file__)"]
+        [
+            str(pyexe),
+            "-c",
+            "import os, usi_mate._core as c; print(c.BITBOARD, os.path.basename(c.__file__))",
+        ]
     ).stdout.split()
     report.check(
         bool(probe) and probe[0] == "uint64x2",
