@@ -50,6 +50,7 @@ import argparse
 import concurrent.futures
 import contextlib
 import datetime
+import json
 import os
 import re
 import shutil
@@ -683,9 +684,15 @@ def startup_ms(command: list[str], runs: int) -> tuple[list[float], list[str]]:
     return times, failures
 
 
-def _without_times(text: str) -> list[str]:
-    """solve's text lines without their seconds (the one field that varies by run)."""
-    return [re.sub(r"\s+[0-9.]+ s\b", "", x).strip() for x in text.strip().splitlines()]
+def _answers(jsonl: str) -> list[tuple]:
+    """(id, status, length, whether proven the shortest) of each ``solve --format jsonl``
+    record."""
+    out = []
+    for line in jsonl.splitlines():
+        if line.strip():
+            r = json.loads(line)
+            out.append((r["id"], r["status"], r["length"], r["min_length_proven"]))
+    return out
 
 
 def compare(report: Report, what: str, reference: list[str], answers: list[str], ids) -> int:
@@ -1009,14 +1016,34 @@ def _checks(args, report: Report, pyexe: Path, minor: str) -> int:
                     os.environ[k] = v
 
         with reported(report, "exe solve --jobs 2"):
-            two = [s for _, s in quick[:2]]
-            solve_args = ["solve", *two, "--jobs", "2", "--no-progress", "--hash", "64"]
+            # Problems whose length the Linux build proves the shortest: that length is a
+            # fact, whichever worker gets which problem. The node counts and the line are
+            # not: a worker's table holds what its earlier problems left, and which worker
+            # gets which problem depends on which started first.
+            args_of = ["--nodes", str(args.nodes), "--no-progress", "--format", "jsonl"]
+            pool = run(
+                [sys.executable, "-m", "usi_mate", "solve", *(s for _, s in problems[:12])]
+                + args_of,
+                cwd=ROOT,
+            ).stdout
+            proven = [
+                r["sfen"]
+                for r in map(json.loads, pool.splitlines())
+                if r["status"] == "mate" and r["min_length_proven"]
+            ][:4]
+            solve_args = ["solve", *proven, "--jobs", "2", *args_of]
             jobs = wine([str(exe), *solve_args])
             ref = run([sys.executable, "-m", "usi_mate", *solve_args], cwd=ROOT)
+            got, want = _answers(jobs.stdout), _answers(ref.stdout)
             report.check(
-                jobs.returncode == 0 and _without_times(jobs.stdout) == _without_times(ref.stdout),
+                jobs.returncode == 0
+                and len(proven) >= 2
+                and len(got) == len(proven)
+                and got == want,
                 f"exe solve --jobs 2 (workers started by spawn): exit {jobs.returncode},"
-                f" {len(jobs.stdout.strip().splitlines())} answers, as Linux's",
+                f" {len(got)} answers, {sum(a == b for a, b in zip(got, want))} of"
+                f" {len(proven)} as Linux's (status and proven shortest length)"
+                + ("" if got == want else f": {got} vs {want}; {jobs.stderr[-500:]}"),
             )
 
         times, failures = startup_ms(["wine", str(exe)], args.startup_runs)
