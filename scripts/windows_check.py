@@ -3,11 +3,11 @@
 the engine file usi-mate.exe built with PyInstaller under Wine and played as the GUIs do.
 
     pip install -e ".[test]"                  # the Linux build: the reference answers
-    python -m scripts.windows_check           # about 10 minutes on 2 cores, tools in place
+    python -m scripts.windows_check           # about 5 minutes on 2 cores, tools in place
     python -m scripts.windows_check --no-exe  # the core and its tests only
 
 Everything it needs comes from the package registries, into a cache folder outside the
-checkout (``$USI_MATE_WINDOWS_CACHE``, else ``~/.cache/usi-mate-windows``: about 850 MB,
+checkout (``$USI_MATE_WINDOWS_CACHE``, else ``~/.cache/usi-mate-windows``: about 1 GB,
 reused by the next run; a fresh clone builds against the same cache):
 
 - Debian's mingw-w64 GCC (posix threads) and Wine 8 (apt-get, as root), and a
@@ -38,8 +38,8 @@ Then it builds, checks and prints a summary (the last line counts the checks):
    ``go mate infinite``, ``quit`` after the answer, and ``quit`` in the middle of a
    search), CRLF line ends, the exe in a folder with a Japanese name under a Japanese
    code page (CP932) solving a problem file with a Japanese name into a Shift_JIS .kif,
-   ``solve --jobs 2`` (worker processes by spawn), and the exe's start-up time seen
-   from Linux.
+   ``solve --jobs 2`` (worker processes by spawn) on 8 mates in 11, and the exe's
+   start-up time seen from Linux.
 
 docs/WINDOWS.md has the last output and what it does not cover.
 """
