@@ -16,14 +16,24 @@
 
 #include <cstdint>
 
-#if defined(_MSC_VER)
+// USI_MATE_MSVC_INTRINSICS: the MSVC branches below. MSVC takes them; a mingw-w64 GCC
+// build takes them too when asked (scripts.windows_check cross-compiles the Windows core
+// so: mingw-w64's <intrin.h> declares the same intrinsics), so that the code MSVC
+// compiles is the code run under Wine.
+#if defined(_MSC_VER) || (defined(USI_MATE_MSVC_INTRINSICS) && defined(__MINGW64__))
+#define USI_MATE_MSVC_BRANCHES 1
+#else
+#define USI_MATE_MSVC_BRANCHES 0
+#endif
+
+#if USI_MATE_MSVC_BRANCHES
 #include <intrin.h>
 #if defined(_M_X64) || defined(_M_IX86)
 #include <xmmintrin.h>  // _mm_prefetch
 #endif
 #endif
 
-#if !defined(USI_MATE_PORTABLE) && !defined(_MSC_VER) && defined(__SIZEOF_INT128__)
+#if !defined(USI_MATE_PORTABLE) && !USI_MATE_MSVC_BRANCHES && defined(__SIZEOF_INT128__)
 #define USI_MATE_INT128 1
 #else
 #define USI_MATE_INT128 0
@@ -32,11 +42,11 @@
 namespace usi_mate {
 
 inline int popcount64(uint64_t x) {
-#if defined(_MSC_VER) && defined(_M_X64)
+#if USI_MATE_MSVC_BRANCHES && defined(_M_X64)
   // The POPCNT instruction: every x86-64 CPU since 2008 (Intel Nehalem, AMD K10);
   // Windows 11 requires it. Called once per AND-node expansion (dfpn.cpp).
   return int(__popcnt64(x));
-#elif defined(_MSC_VER)
+#elif USI_MATE_MSVC_BRANCHES
   // MSVC for other CPUs (no release build targets them): the classic bit count.
   x = x - ((x >> 1) & 0x5555555555555555ull);
   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
@@ -49,11 +59,11 @@ inline int popcount64(uint64_t x) {
 
 // Index of the lowest set bit; x must not be 0.
 inline int lsb64(uint64_t x) {
-#if defined(_MSC_VER) && defined(_M_X64)
+#if USI_MATE_MSVC_BRANCHES && defined(_M_X64)
   unsigned long i;
   _BitScanForward64(&i, x);
   return int(i);
-#elif defined(_MSC_VER)
+#elif USI_MATE_MSVC_BRANCHES
   unsigned long i;  // 32-bit scans: on every CPU MSVC targets
   if (_BitScanForward(&i, uint32_t(x))) return int(i);
   _BitScanForward(&i, uint32_t(x >> 32));
@@ -65,11 +75,11 @@ inline int lsb64(uint64_t x) {
 
 // Index of the highest set bit; x must not be 0.
 inline int msb64(uint64_t x) {
-#if defined(_MSC_VER) && defined(_M_X64)
+#if USI_MATE_MSVC_BRANCHES && defined(_M_X64)
   unsigned long i;
   _BitScanReverse64(&i, x);
   return int(i);
-#elif defined(_MSC_VER)
+#elif USI_MATE_MSVC_BRANCHES
   unsigned long i;
   if (_BitScanReverse(&i, uint32_t(x >> 32))) return int(i) + 32;
   _BitScanReverse(&i, uint32_t(x));
@@ -81,9 +91,9 @@ inline int msb64(uint64_t x) {
 
 // A hint to start loading the cache line of p; no effect on results.
 inline void prefetch(const void* p) {
-#if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#if USI_MATE_MSVC_BRANCHES && (defined(_M_X64) || defined(_M_IX86))
   _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
-#elif defined(_MSC_VER)
+#elif USI_MATE_MSVC_BRANCHES
   (void)p;  // a hint only: other CPUs go without
 #else
   __builtin_prefetch(p);

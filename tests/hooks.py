@@ -71,8 +71,15 @@ def _build_locked() -> None:
         )
 
 
-_build()
-sys.path.insert(0, str(BUILD))
+# USI_MATE_TEST_HOOKS_DIR names a folder that already holds usi_mate_testing, built
+# elsewhere: scripts.windows_check cross-compiles it for Windows on Linux and runs these
+# tests under Wine, where no compiler is at hand. It is used as found, never rebuilt.
+_PREBUILT = os.environ.get("USI_MATE_TEST_HOOKS_DIR")
+if _PREBUILT:
+    sys.path.insert(0, _PREBUILT)
+else:
+    _build()
+    sys.path.insert(0, str(BUILD))
 _testing = importlib.import_module("usi_mate_testing")
 
 BUDGET_NONE = _testing.BUDGET_NONE

@@ -108,7 +108,7 @@ def load_problems() -> list[tuple[str, str]]:
     """Every (id, sfen) of problem_files(); lines are 'SFEN # expected id ...'."""
     out = []
     for path in problem_files():
-        for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             sfen, _, comment = line.partition("#")
             sfen = sfen.strip()
             if not sfen:

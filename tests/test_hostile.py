@@ -24,7 +24,7 @@ from test_usi_process import PACKAGE_ROOT, Engine
 
 import usi_mate
 from usi_mate import Position, Solver, solve, solve_many
-from usi_mate.memory import hash_limit_mb
+from usi_mate.memory import available_memory_mb, hash_limit_mb, tables_fit
 from usi_mate.settings import MAX_HASH_MB
 from usi_mate.usi import GoCommand
 
@@ -280,6 +280,15 @@ def test_a_hash_the_machine_cannot_hold_is_refused_cleanly(jobs):
     error = r.stderr.strip().splitlines()[-1]
     assert error.startswith(f"usi-mate solve: error: --hash {MAX_HASH_MB}: "), r.stderr
     assert "not fit in memory" in error, r.stderr
+
+
+def test_the_machine_says_how_much_memory_it_has():
+    # Each platform's own probe (Windows: GlobalMemoryStatusEx, run under Wine by
+    # scripts.windows_check; Linux: /proc/meminfo): a size, never None on these.
+    available = available_memory_mb()
+    assert available is not None and 0 < available < 1 << 30
+    assert tables_fit(1) is None  # a 1 MB table fits wherever the tests run
+    assert tables_fit(MAX_HASH_MB, 1 << 20) is not None  # a petabyte does not
 
 
 # -- 6. limits are limits -------------------------------------------------------

@@ -19,7 +19,7 @@ def load_cases() -> list:
     """One pytest.param per (position, depth), named '<comment>-d<depth>'."""
     cases = []
     name = None
-    for line in DATA.read_text().splitlines():
+    for line in DATA.read_text(encoding="utf-8").splitlines():
         line = line.strip()
         if not line:
             continue

@@ -148,7 +148,7 @@ def test_positions_without_kings(sfen, count):
 def test_sfen_round_trip_problem_files(path):
     """Position(s).sfen() is cshogi's canonical form of s, and parses to itself."""
     mism = Mismatches(f"round trip {path.name}")
-    for line in path.read_text().splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         sfen = line.partition("#")[0].strip()
         if not sfen:
             continue

@@ -5,8 +5,10 @@ chunk, an executor's chunk that fails as a whole."""
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -27,6 +29,8 @@ from usi_mate.runners import (
     Stopped,
     ThreadRunner,
     WorkerDied,
+    _describe_exit,
+    _die_with_parent,
     _search_runs_in_worker,
 )
 from usi_mate.types import MateResult
@@ -197,15 +201,87 @@ def test_a_worker_killed_in_the_middle_of_a_chunk_costs_the_problem_it_was_on():
         while worker.searching.value != 2:  # on HARD, after the two answers before it
             assert time.monotonic() < deadline, "the worker never reached the hard problem"
             time.sleep(0.01)
-        os.kill(worker.process.pid, signal.SIGKILL)
+        if sys.platform == "win32":
+            # No SIGKILL: TerminateProcess, which multiprocessing reports as -SIGTERM.
+            worker.process.kill()
+        else:
+            os.kill(worker.process.pid, signal.SIGKILL)
         _wait_for_every_outcome(chunk)
     finally:
         runner.stop()
     lost = chunk.outcomes[2]
-    assert isinstance(lost, WorkerDied) and "killed by SIGKILL" in str(lost)
+    killed_by = "SIGTERM" if sys.platform == "win32" else "SIGKILL"
+    assert isinstance(lost, WorkerDied) and f"killed by {killed_by}" in str(lost)
     for i in (0, 1, 3, 4):  # before it (answered, maybe again) and after it (re-run)
         assert isinstance(chunk.outcomes[i], MateResult), chunk.outcomes[i]
         assert chunk.outcomes[i].moves == ["G*5b"]
+
+
+def _a_worker_searching(conn) -> None:
+    """A worker as ProcessRunner starts one: it dies with its parent, and searches."""
+    _die_with_parent()
+    told = []
+
+    def tell(progress) -> None:
+        if not told:  # once the search runs, in native code without the GIL
+            told.append(True)
+            conn.send(("searching", os.getpid()))
+
+    Solver(16).solve(HARD, time_limit_ms=120_000, on_progress=tell, progress_interval_ms=10)
+
+
+def _a_parent_of_a_searching_worker(conn) -> None:
+    multiprocessing.get_context("spawn").Process(target=_a_worker_searching, args=(conn,)).start()
+    time.sleep(600)
+
+
+def _pipe_ends(reader, seconds: float) -> bool:
+    """Whether every writing end of the pipe closes within ``seconds``: EOF, or on
+    Windows BrokenPipeError from poll itself when the writer is already gone."""
+    try:
+        if reader.poll(seconds):
+            reader.recv()  # EOFError at the end; data would be a surprise
+        return False
+    except (EOFError, BrokenPipeError):
+        return True
+
+
+def test_a_worker_ends_with_its_parent_however_the_parent_ends():
+    # A killed `usi-mate solve` (SIGKILL; on Windows TerminateProcess, as a GUI or the
+    # task manager ends it) gets no chance to stop its workers: each must end by itself
+    # rather than search on for nobody. The worker holds the last writing end of the
+    # pipe, so the pipe ends when the worker does.
+    ctx = multiprocessing.get_context("spawn")
+    reader, writer = ctx.Pipe(duplex=False)
+    parent = ctx.Process(target=_a_parent_of_a_searching_worker, args=(writer,))
+    parent.start()
+    writer.close()
+    worker = None
+    try:
+        assert reader.poll(60)
+        what, worker = reader.recv()
+        assert what == "searching"
+        parent.kill()
+        parent.join(60)
+        assert _pipe_ends(reader, 60), "the worker outlived its parent"
+        worker = None
+    finally:
+        parent.kill()
+        reader.close()
+        if worker is not None:  # the test failed: end the worker it left searching
+            try:
+                os.kill(worker, signal.SIGTERM)  # TerminateProcess on Windows
+            except OSError:
+                pass
+
+
+def test_exits_are_described_by_signal_or_windows_exception():
+    assert _describe_exit(None) == "still running"
+    assert _describe_exit(3) == "exit status 3"
+    assert _describe_exit(-signal.SIGTERM) == "killed by SIGTERM"
+    # A crashed Windows worker's exit status is the exception's code.
+    assert _describe_exit(0xC00000FD) == "crashed: exception 0xC00000FD (stack overflow)"
+    assert _describe_exit(0xC0000135) == "crashed: exception 0xC0000135"
 
 
 class _NoChunks(Executor):

@@ -56,6 +56,7 @@ class Engine:
         self.lines: list[str] = []
         self.stderr: list[bytes] = []
         self._cond = threading.Condition()
+        self._stdout_ended = False  # the reader has every line the process wrote
         threading.Thread(target=self._read_stdout, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
 
@@ -65,6 +66,7 @@ class Engine:
                 self.lines.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
                 self._cond.notify_all()
         with self._cond:
+            self._stdout_ended = True
             self._cond.notify_all()
 
     def send(self, line: str | bytes) -> None:
@@ -82,7 +84,9 @@ class Engine:
         with self._cond:
             while sum(1 for x in self.lines if x.startswith(prefix)) < n:
                 left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None:
+                # An ended process may still have lines in the pipe: give up on it only
+                # once the reader has them all.
+                if left <= 0 or (self.proc.poll() is not None and self._stdout_ended):
                     raise AssertionError(
                         f"expected {n} x {prefix!r}; exit={self.proc.poll()} "
                         f"last lines={self.lines[-10:]} stderr={b''.join(self.stderr)[-2000:]!r}"
@@ -100,7 +104,14 @@ class Engine:
             self.send(f"setoption name {option.name} value {value}")
 
     def wait_exit(self, timeout: float = TIMEOUT) -> int:
-        return self.proc.wait(timeout)
+        """The exit status, once the reader has every line the process wrote (the
+        process can end before its last lines are read: seen under load)."""
+        code = self.proc.wait(timeout)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not self._stdout_ended and time.monotonic() < deadline:
+                self._cond.wait(0.1)
+        return code
 
     def kill(self) -> None:
         if self.proc.poll() is None:

@@ -14,6 +14,13 @@ from .settings import THREAD_MB
 
 def available_memory_mb() -> int | None:
     """Memory the machine can give us now, in MB, or None when the OS does not say."""
+    if sys.platform == "win32":
+        # Windows first: "/proc/meminfo" is a relative path there (the current drive's
+        # root), which under Wine is Linux's own file (drive Z: is /), so a Linux-first
+        # order never ran this branch in scripts.windows_check.
+        available = _windows_available_mb()
+        if available is not None:
+            return available
     try:
         with open("/proc/meminfo", encoding="ascii") as f:
             for line in f:
@@ -21,34 +28,38 @@ def available_memory_mb() -> int | None:
                     return int(line.split()[1]) // 1024
     except (OSError, ValueError, IndexError):
         pass
-    if sys.platform == "win32":
-        try:
-            import ctypes
-
-            class _MemoryStatus(ctypes.Structure):
-                _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong)] + [
-                    (n, ctypes.c_ulonglong)
-                    for n in (
-                        "total_phys",
-                        "avail_phys",
-                        "total_page",
-                        "avail_page",
-                        "total_virtual",
-                        "avail_virtual",
-                        "avail_ext_virtual",
-                    )
-                ]
-
-            status = _MemoryStatus()
-            status.length = ctypes.sizeof(status)
-            if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
-                return status.avail_phys >> 20
-        except (OSError, AttributeError):
-            pass
     try:  # macOS and other POSIX: total physical memory, better than nothing
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") >> 20
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def _windows_available_mb() -> int | None:
+    """Available physical memory in MB from GlobalMemoryStatusEx, or None."""
+    try:
+        import ctypes
+
+        class _MemoryStatus(ctypes.Structure):
+            _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong)] + [
+                (n, ctypes.c_ulonglong)
+                for n in (
+                    "total_phys",
+                    "avail_phys",
+                    "total_page",
+                    "avail_page",
+                    "total_virtual",
+                    "avail_virtual",
+                    "avail_ext_virtual",
+                )
+            ]
+
+        status = _MemoryStatus()
+        status.length = ctypes.sizeof(status)
+        if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
+            return int(status.avail_phys >> 20)
+    except (OSError, AttributeError):
+        pass
+    return None
 
 
 def hash_limit_mb(current_mb: int = 0) -> int | None:

@@ -23,7 +23,7 @@ be a module-level function (worker processes receive it by name):
   crash, ``kill -9``, the OOM killer) costs exactly the problem it was on, which
   fails with :class:`WorkerDied`; the rest of its chunk goes to the others again, a
   new worker takes its place and the run goes on. Workers die with the parent
-  (Linux) and never hold the caller's stdout open;
+  (however it ends) and never hold the caller's stdout open;
 - :class:`ExecutorRunner`: any :class:`concurrent.futures.Executor` (a Dask or Ray
   cluster's executor), one task a chunk, each worker process keeping one Solver
   between tasks.
@@ -486,15 +486,30 @@ class ThreadRunner:
 
 
 def _die_with_parent() -> None:
-    # Linux: the kernel sends SIGTERM to this worker when its parent ends, however
-    # it ends (SIGKILL included), so no worker outlives a killed `usi-mate solve`.
+    """End this worker when its parent ends, however it ends, so that no worker
+    outlives a killed ``usi-mate solve`` (or a GUI that killed it) and searches on.
+
+    Linux: the kernel sends SIGTERM (PR_SET_PDEATHSIG). Elsewhere (Windows, macOS) a
+    watcher thread waits on the parent's sentinel, which multiprocessing's spawn hands
+    every child (on Windows a handle on the parent process, signalled when it ends,
+    TerminateProcess included), and exits at once. Without it a Windows worker went on
+    with its search, up to --time, and only then found its pipe broken.
+    """
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+            return
         except (OSError, AttributeError):
             pass
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return  # not a multiprocessing child (a test calling the worker in-process)
+
+    def watch() -> None:
+        parent.join()  # waits on the sentinel; the search releases the GIL meanwhile
+        os._exit(1)  # no one is left to read an answer; the table goes with the process
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 def _detach_stdio() -> None:
@@ -677,6 +692,28 @@ def _search_runs_in_worker(solver: Solver, items: list, searching, replies, orde
     return work
 
 
+# A Windows process that crashes ends with the exception's NTSTATUS code as its exit
+# status (3221225725 says little; 0xC00000FD, stack overflow, does): the common ones.
+_WINDOWS_EXCEPTIONS = {
+    0xC0000005: "access violation",
+    0xC0000017: "out of memory",
+    0xC000001D: "illegal instruction",
+    0xC00000FD: "stack overflow",
+    0xC0000409: "fail-fast exception",
+}
+
+
+def _has_message(conn: Any) -> bool:
+    """Whether a worker's pipe holds a message; False once the pipe is gone. A dead
+    worker's pipe polls True at its end on POSIX (recv then raises EOFError), but on
+    Windows poll itself raises BrokenPipeError, which failed the whole dispatcher: every
+    problem still waiting was answered "worker died" instead of being run again."""
+    try:
+        return bool(conn.poll())
+    except OSError:
+        return False
+
+
 def _describe_exit(code: int | None) -> str:
     if code is None:
         return "still running"
@@ -685,6 +722,9 @@ def _describe_exit(code: int | None) -> str:
             return f"killed by {signal.Signals(-code).name}"
         except ValueError:
             return f"killed by signal {-code}"
+    if code >= 0xC0000000:
+        name = _WINDOWS_EXCEPTIONS.get(code)
+        return f"crashed: exception 0x{code:08X}" + (f" ({name})" if name else "")
     return f"exit status {code}"
 
 
@@ -871,7 +911,7 @@ class ProcessRunner:
     def _replace(self, i: int) -> None:
         w = self._workers[i]
         # Answers may have arrived just before the end: read them first.
-        while w.order is not None and w.conn.poll() and self._receive(w):
+        while w.order is not None and _has_message(w.conn) and self._receive(w):
             pass
         if w.order is not None:
             order, w.order = w.order, None
