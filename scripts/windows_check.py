@@ -548,10 +548,8 @@ def how_it_ended(e):
             code = e.proc.wait(10)
         except subprocess.TimeoutExpired:
             code = "still running"
-        time.sleep(0.5)  # the stderr reader's last bytes
-        raise RuntimeError(
-            f"{str(error)[:300]}; exit {code}; stderr {b''.join(e.stderr)[-600:]!r}"
-        ) from None
+        stderr = e.stderr_text(10 if code != "still running" else 0)
+        raise RuntimeError(f"{str(error)[:300]}; exit {code}; stderr {stderr[-600:]!r}") from None
 
 
 @contextlib.contextmanager
@@ -588,7 +586,7 @@ def shogidokoro_session(
             code = e.wait_exit(60)
         seconds = time.perf_counter() - start
         if code != 0:
-            raise RuntimeError(f"exit {code}: {b''.join(e.stderr)[-2000:]!r}")
+            raise RuntimeError(f"exit {code}: {e.stderr_text(10)[-2000:]!r}")
         return [x for x in e.lines if x.startswith("checkmate")], seconds
     finally:
         e.kill()

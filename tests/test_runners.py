@@ -231,8 +231,10 @@ def _a_worker_searching(conn) -> None:
 
 
 def _a_parent_of_a_searching_worker(conn) -> None:
-    multiprocessing.get_context("spawn").Process(target=_a_worker_searching, args=(conn,)).start()
-    time.sleep(600)
+    # Alive for as long as its worker searches: the test kills it meanwhile.
+    worker = multiprocessing.get_context("spawn").Process(target=_a_worker_searching, args=(conn,))
+    worker.start()
+    worker.join()
 
 
 def _pipe_ends(reader, seconds: float) -> bool:

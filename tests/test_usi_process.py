@@ -58,7 +58,10 @@ class Engine:
         self._cond = threading.Condition()
         self._stdout_ended = False  # the reader has every line the process wrote
         threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
+        self._stderr_reader = threading.Thread(
+            target=lambda: self.stderr.extend(self.proc.stderr), daemon=True
+        )
+        self._stderr_reader.start()
 
     def _read_stdout(self) -> None:
         for raw in self.proc.stdout:
@@ -112,6 +115,12 @@ class Engine:
             while not self._stdout_ended and time.monotonic() < deadline:
                 self._cond.wait(0.1)
         return code
+
+    def stderr_text(self, timeout: float = TIMEOUT) -> bytes:
+        """What the process wrote to stderr, once the reader has it all (the process
+        has ended), or what it has after ``timeout``."""
+        self._stderr_reader.join(timeout)
+        return b"".join(self.stderr)
 
     def kill(self) -> None:
         if self.proc.poll() is None:
