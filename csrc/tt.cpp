@@ -32,14 +32,14 @@ void TranspositionTable::resize(uint64_t mb) {
   counted_ = !shared_;
   dirty_ = false;
   dirty_n_ = 0;
-  dirty_all_ = false;
+  dirty_all_ = shared_;  // a shared table's stores are not noted
 }
 
 void TranspositionTable::clear() {
   // Only the clusters in use were ever written: the rest are still zero. Of
   // those, only the pairs noted, while they are few (note_written).
   if (count_ && dirty_) {
-    if (dirty_all_ || shared_ || (uint64_t(1) << 32) <= count_) {
+    if (dirty_all_ || (uint64_t(1) << 32) <= count_) {
       std::memset(static_cast<void*>(clusters_.get()), 0, count_ * sizeof(Cluster));
     } else {
       for (uint32_t k = 0; k < dirty_n_; ++k) {
@@ -49,7 +49,7 @@ void TranspositionTable::clear() {
     }
   }
   dirty_n_ = 0;
-  dirty_all_ = false;
+  dirty_all_ = shared_;  // a shared table's stores are not noted
   count_ = initial_count();
   used_ = 0;
   counted_ = !shared_;
@@ -213,7 +213,10 @@ inline TTEntry* TranspositionTable::replacement_slot(Cluster& c, uint64_t i) {
   if (p && slot->key != 0 && worth(*slot) >= kCurrentResolved) {
     TTEntry* to = least(*p);
     if (to->key == 0 || worth(*to) < worth(*slot)) {
-      if (!to->key && !shared_) ++used_;
+      if (!to->key && !shared_) {
+        ++used_;
+        note_written(i ^ 1);
+      }
       to->set(slot->key, slot->hand, slot->pn, slot->dn, slot->mate_len, slot->amount, slot->generation);
       c.e[kSpillSlot].aux.store(1, std::memory_order_relaxed);
     }
@@ -226,7 +229,6 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
   uint64_t i = index(key);
   Cluster& c = clusters_[i];
   ClusterLock lock(*this, i);
-  if (!shared_) note_written(i);  // the pair: a store may sweep or spill into the partner
   TTEntry* slot = nullptr;
   if (pn == 0 || dn == 0) {
     slot = sweep_covered(c, i, key, hand, pn, mate_len);
@@ -238,7 +240,10 @@ void TranspositionTable::store(uint64_t key, Hand hand, uint32_t pn, uint32_t dn
       }
   }
   if (!slot) slot = replacement_slot(c, i);
-  if (!slot->key && !shared_) ++used_;
+  if (!slot->key && !shared_) {
+    ++used_;
+    note_written(i);  // a cluster gets its first entry here or by a spill: only those need zeroing
+  }
   slot->set(key, hand, pn, dn, mate_len, amount, generation_);
   if (!shared_ && count_ < capacity_ && used_ * kGrowLoad > count_ * kClusterSize)
     grow(std::min(capacity_, count_ * 2));

@@ -132,6 +132,7 @@ class TranspositionTable {
   // branch a call. Set only while no search runs.
   void set_shared(bool shared) {
     shared_ = shared;
+    dirty_all_ = dirty_all_ || shared;                  // threads' stores are not noted: clear() zeroes all
     counted_ = counted_ && !shared;                     // (threads do not count: used_ is exact only until shared)
     if (shared && count_ < capacity_) grow(capacity_);  // threads never see the table move
   }
@@ -216,11 +217,12 @@ class TranspositionTable {
   std::atomic<bool> dirty_{false};          // written since the last clear (by any thread)
   bool shared_ = false;
   uint16_t generation_ = 0;
-  // The cluster pairs one thread's stores wrote since the last clear, while they
-  // are few: clear() zeroes those rather than the 4 MB of the first clusters
+  // The cluster pairs where one thread's stores put a new entry since the last
+  // clear (every other write lands in a cluster that has one), while they are
+  // few: clear() zeroes those rather than the 4 MB of the first clusters
   // (a search of a mate in five writes a few dozen; zeroing all cost a one-call
   // solve() three times its search). Past kDirtyPairs, or once shared or grown
-  // (entries everywhere), clear() zeroes every cluster in use.
+  // (entries everywhere) until the next clear(), clear() zeroes every cluster in use.
   static constexpr uint32_t kDirtyPairs = 1024;
   void note_written(uint64_t i) {
     if (dirty_n_ < kDirtyPairs)

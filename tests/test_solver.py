@@ -862,3 +862,19 @@ def test_solve_keeps_a_solver_per_thread_and_answers_as_a_new_one():
     assert outer.status == "unknown" and inner and inner[0].moves == fresh.moves
     one_call.release()
     assert one_call._kept.solver is None
+
+
+def test_a_cleared_solver_searches_as_a_new_one_after_threads_came_and_went():
+    # clear() zeroes only the clusters a one-thread search noted; a table that was
+    # shared by threads since is zeroed whole, or entries of the threads' search would
+    # survive the clear and answer the next search.
+    sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-002")
+    fresh = Solver(hash_mb=4).solve(sfen, post_search="None")
+    solver = Solver(hash_mb=4)
+    solver.clear()
+    solver.set_threads(2)
+    solver.solve(sfen, post_search="None")
+    solver.set_threads(1)
+    solver.clear()
+    again = solver.solve(sfen, post_search="None")
+    assert (again.nodes, again.moves) == (fresh.nodes, fresh.moves)
