@@ -841,11 +841,11 @@ def test_solve_keeps_a_solver_per_thread_and_answers_as_a_new_one():
             fresh.min_length,
         )
     kept = one_call._kept.solver
-    assert kept[0] == (16, 1)
+    assert (kept.hash_mb, kept.threads) == (16, 1)
     solve(sfen, hash_mb=16)
-    assert one_call._kept.solver[1] is kept[1]  # the same Solver, not a new one
+    assert one_call._kept.solver is kept  # the same Solver, not a new one
     solve(sfen, hash_mb=8)
-    assert one_call._kept.solver[0] == (8, 1)  # other settings: another Solver
+    assert one_call._kept.solver.hash_mb == 8  # other settings: another Solver
     # Another thread has its own; a solve() inside a progress callback gets a new one.
     results = []
     worker = threading.Thread(target=lambda: results.append(solve(sfen, hash_mb=16)))

@@ -70,18 +70,17 @@ _kept = threading.local()
 
 
 def _kept_solver(hash_mb: int, threads: int) -> Solver:
-    """This thread's Solver for ``(hash_mb, threads)``, cleared; a new one when the kept
-    one has other settings or is searching (solve() called from a progress callback)."""
-    kept = getattr(_kept, "solver", None)
-    if kept is not None and kept[0] == (hash_mb, threads) and kept[1].state == "idle":
-        kept[1].clear()
-        return kept[1]
-    if kept is not None and kept[1].state != "idle":
+    """This thread's Solver, cleared, when it has these settings; else a new one, kept in
+    its place unless the kept one is searching (solve() called from a progress callback)."""
+    kept: Solver | None = getattr(_kept, "solver", None)
+    if kept is not None and kept.state != "idle":
         return Solver(hash_mb, threads=threads)  # the outer call's stays kept
+    if kept is not None and (kept.hash_mb, kept.threads) == (hash_mb, threads):
+        kept.clear()
+        return kept
     _kept.solver = None  # the old table goes before the new one is allocated
-    solver = Solver(hash_mb, threads=threads)
-    _kept.solver = ((hash_mb, threads), solver)
-    return solver
+    _kept.solver = Solver(hash_mb, threads=threads)
+    return _kept.solver
 
 
 def release() -> None:

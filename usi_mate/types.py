@@ -120,7 +120,7 @@ class MateResult:
     def nps(self) -> int:
         """Nodes per second of the search (a search under a millisecond counts as one
         millisecond, so that ``nps`` agrees with ``time_ms`` 1 rather than jump)."""
-        return self.nodes * 1000 // max(self.time_ms, 1)
+        return _nps(self.nodes, self.time_ms)
 
 
 _new_object = object.__new__
@@ -178,4 +178,9 @@ class SearchProgress:
     def nps(self) -> int:
         """Nodes per second so far (under a millisecond counted as one, as
         :attr:`MateResult.nps`)."""
-        return self.nodes * 1000 // max(self.time_ms, 1)
+        return _nps(self.nodes, self.time_ms)
+
+
+def _nps(nodes: int, time_ms: int) -> int:
+    # Under a millisecond counts as one: at time 0 "nps" would otherwise be the nodes.
+    return nodes * 1000 // max(time_ms, 1)
