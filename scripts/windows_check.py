@@ -50,6 +50,7 @@ import argparse
 import concurrent.futures
 import contextlib
 import datetime
+import itertools
 import json
 import os
 import re
@@ -512,14 +513,14 @@ def wine(args: list[str], timeout: float = 900, **kwargs) -> subprocess.Complete
 
 def classics(per_file: int) -> list[tuple[str, str]]:
     """(id, sfen) of the first ``per_file`` problems of zukou.sfen and muso.sfen."""
-    out = []
-    for name in ("zukou.sfen", "muso.sfen"):
-        lines = (ROOT / "problems" / name).read_text(encoding="utf-8").splitlines()
-        problems = [x for x in lines if x.strip() and not x.startswith("#")][:per_file]
-        for line in problems:
-            sfen, comment = line.split("#", 1)
-            out.append((comment.split()[1], sfen.strip()))
-    return out
+    # Imported here: usi_mate needs the checkout's Linux core, built by then.
+    from usi_mate.problems import read_problem_file
+
+    return [
+        (p.id, p.sfen)
+        for name in ("zukou.sfen", "muso.sfen")
+        for p in itertools.islice(read_problem_file(ROOT / "problems" / name), per_file)
+    ]
 
 
 def first_mates(problems, answers: list[str], per_file: int) -> list[tuple[str, str]]:
