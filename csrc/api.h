@@ -143,11 +143,10 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, const SearchLi
   out.min_length = r.min_length;
   out.min_length_lower = r.min_length_lower;
   out.length_stop = int(r.length_stop);
-  out.refine_positions = solver.refine_stats().positions;
-  out.refine_nodes = solver.refine_stats().nodes;
-  out.refine_passes = solver.refine_stats().passes;
-  out.refine_split = {solver.refine_stats().tiny_nodes, solver.refine_stats().reprove_nodes,
-                      solver.refine_stats().judge_nodes, solver.refine_stats().along_nodes};
+  out.refine_positions = r.refine.positions;
+  out.refine_nodes = r.refine.nodes;
+  out.refine_passes = r.refine.passes;
+  out.refine_split = {r.refine.tiny_nodes, r.refine.reprove_nodes, r.refine.judge_nodes, r.refine.along_nodes};
   const DisproofCertificate& c = r.certificate;
   out.cert_status = int(c.status);
   for (const auto& [sfen, m] : c.refutations) out.cert_refutations.emplace_back(sfen, move_to_usi(m));

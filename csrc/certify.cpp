@@ -39,8 +39,8 @@ struct CertificateBuilder::Reply {
 // against the certificate's budget).
 int CertificateBuilder::enter(uint64_t fk) {
   if (independent_.count(fk)) return INT_MAX;
-  ++s_.nodes_;
-  if (s_.monitor_.should_stop(s_.nodes_)) {
+  w_.count_node();
+  if (w_.should_stop()) {
     incomplete_ = true;
     return -1;
   }
@@ -51,16 +51,16 @@ int CertificateBuilder::enter(uint64_t fk) {
 // repetitions refer to (INT_MAX: none), or -1 when the subtree could not be
 // certified. A subtree that refers to nothing above its root holds on any path.
 int CertificateBuilder::certify_or(int ply, uint64_t path_key) {
-  uint64_t fk = s_.pos_->full_key();
+  uint64_t fk = w_.position().full_key();
   if (int settled = enter(fk)) return settled;
   // Heap, not stack: the walk recurses once per ply of the tree (thousands on long works).
   auto list = std::make_unique<MoveList>();
-  generate_checks(*s_.pos_, *list);
+  generate_checks(w_.position(), *list);
   std::vector<Move> checks(list->begin(), list->end());
   list.reset();
   int low = INT_MAX;
   for (Move m : checks) {
-    ScopedMove child(*s_.pos_, m);
+    ScopedMove child(w_.position(), m);
     uint64_t ck = child.key();
     auto rep = path_ply_.find(ck);
     int r;
@@ -69,9 +69,9 @@ int CertificateBuilder::certify_or(int ply, uint64_t path_key) {
     } else {
       path_ply_[ck] = ply + 1;
       moves_.push_back(m);
-      s_.path_.insert(ck);
+      w_.path().insert(ck);
       r = certify_and(ply + 1, path_key ^ ck);
-      s_.path_.erase(ck);
+      w_.path().erase(ck);
       moves_.pop_back();
       path_ply_.erase(ck);
     }
@@ -87,16 +87,16 @@ int CertificateBuilder::certify_or(int ply, uint64_t path_key) {
 std::vector<CertificateBuilder::Reply> CertificateBuilder::order_replies(const MoveList& evasions, uint64_t path_key) {
   std::vector<Reply> cands;
   for (Move m : evasions) {
-    ScopedMove child(*s_.pos_, m);
+    ScopedMove child(w_.position(), m);
     uint64_t ck = child.key();
     Reply c{m, 3, PN_INF};
     if (path_ply_.count(ck)) {
       c.rank = 0;
     } else {
-      TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), BUDGET_NONE);
+      TTResult t = w_.probe_here(BUDGET_NONE);
       if (t.found && t.dn == 0)
         c.rank = 1;
-      else if (s_.rep_table_.contains(path_result_key(path_key, ck, 0)))
+      else if (w_.repetitions().contains(path_result_key(path_key, ck, 0)))
         c.rank = 2;
       else if (t.found && t.pn == 0)
         c.rank = 4;
@@ -114,19 +114,19 @@ std::vector<CertificateBuilder::Reply> CertificateBuilder::order_replies(const M
 // to, or -1. With research (the second pass: the table does not settle the
 // reply), it is first searched again within kCertifyResearchNodes.
 int CertificateBuilder::certify_reply(int ply, uint64_t path_key, Move m, bool research) {
-  ScopedMove child(*s_.pos_, m);
+  ScopedMove child(w_.position(), m);
   uint64_t ck = child.key();
   auto rep = path_ply_.find(ck);
   if (rep != path_ply_.end()) return rep->second;
   int r = -1;
-  s_.path_.insert(ck);
+  w_.path().insert(ck);
   bool disproven = true;
   if (research) {
     {
-      auto budget = s_.monitor_.nested(s_.nodes_, kCertifyResearchNodes);
-      disproven = s_.prove(ply + 1, path_key ^ ck, BUDGET_NONE).dn == 0;
+      auto budget = w_.budget_scope(kCertifyResearchNodes);
+      disproven = w_.prove(ply + 1, path_key ^ ck, BUDGET_NONE).dn == 0;
     }
-    if (s_.monitor_.should_stop(s_.nodes_)) incomplete_ = true;  // the certificate's own budget
+    if (w_.should_stop()) incomplete_ = true;  // the certificate's own budget
   }
   if (disproven && !incomplete_) {
     path_ply_[ck] = ply + 1;
@@ -135,18 +135,18 @@ int CertificateBuilder::certify_reply(int ply, uint64_t path_key, Move m, bool r
     moves_.pop_back();
     path_ply_.erase(ck);
   }
-  s_.path_.erase(ck);
+  w_.path().erase(ck);
   return r;
 }
 
 int CertificateBuilder::certify_and(int ply, uint64_t path_key) {
-  uint64_t fk = s_.pos_->full_key();
+  uint64_t fk = w_.position().full_key();
   if (int settled = enter(fk)) return settled;
   auto evasions = std::make_unique<MoveList>();
-  generate_evasions(*s_.pos_, *evasions);
+  generate_evasions(w_.position(), *evasions);
   if (evasions->size == 0) {
     // Mate on the board: the "no mate" above was wrong.
-    fail_at(*s_.pos_);
+    fail_at(w_.position());
     return -1;
   }
   std::vector<Reply> cands = order_replies(*evasions, path_key);
@@ -157,13 +157,13 @@ int CertificateBuilder::certify_and(int ply, uint64_t path_key) {
       if ((pass == 0) != (c.rank <= 2)) continue;
       int r = certify_reply(ply, path_key, c.m, pass == 1);
       if (r >= 0) {
-        out_->refutations.emplace_back(s_.pos_->sfen(), c.m);
+        out_->refutations.emplace_back(w_.position().sfen(), c.m);
         if (r >= ply) independent_.insert(fk);
         return r;
       }
     }
   }
-  if (!incomplete_) fail_at(*s_.pos_);
+  if (!incomplete_) fail_at(w_.position());
   return -1;
 }
 
@@ -175,14 +175,14 @@ void CertificateBuilder::fail_at(const Position& pos) {
 }
 
 void CertificateBuilder::build(uint64_t root_key, DisproofCertificate& out) {
-  start_nodes_ = s_.nodes_;
+  start_nodes_ = w_.nodes();
   out_ = &out;
   path_ply_[root_key] = 0;
   // A budget of its own: the search's node and time limits were for the search.
-  auto budget = s_.monitor_.own(s_.nodes_ + s_.limits_.certify_nodes, SearchMonitor::Clock::time_point::max(), true);
-  bool or_root = s_.pos_->side_to_move() == s_.attacker_;
+  auto budget = w_.monitor().own(w_.nodes() + w_.limits().certify_nodes, SearchMonitor::Clock::time_point::max(), true);
+  bool or_root = w_.attacker_to_move();
   int r = or_root ? certify_or(0, root_key) : certify_and(0, root_key);
-  out.nodes = s_.nodes_ - start_nodes_;
+  out.nodes = w_.nodes() - start_nodes_;
   out.status = r >= 0        ? DisproofCertificate::Built
                : incomplete_ ? DisproofCertificate::Incomplete
                              : DisproofCertificate::Failed;

@@ -19,7 +19,7 @@ class Worker;
 
 class CertificateBuilder {
  public:
-  explicit CertificateBuilder(Worker& worker) : s_(worker) {}
+  explicit CertificateBuilder(Worker& worker) : w_(worker) {}
   CertificateBuilder(const CertificateBuilder&) = delete;
   CertificateBuilder& operator=(const CertificateBuilder&) = delete;
   // The certificate of the worker's current position (the root, `root_key`)
@@ -37,7 +37,7 @@ class CertificateBuilder {
   int certify_reply(int ply, uint64_t path_key, Move m, bool research);
   void fail_at(const Position& pos);
 
-  Worker& s_;
+  Worker& w_;
   uint64_t start_nodes_ = 0;                    // the worker's node count when the walk began
   bool incomplete_ = false;                     // the budget (positions walked plus nodes re-searched) spent, or stop()
   std::unordered_map<uint64_t, int> path_ply_;  // full key of each position on the walk's path -> ply

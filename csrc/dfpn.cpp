@@ -177,7 +177,7 @@ void Worker::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
 // (counted from this node; 0 when there are none), else it is resistance and
 // searched like any reply (the first one on each square, the next when that
 // one is proven). Where judgements are uncapped, "allow" is the longest of
-// their shortest mates, else of their proven lengths (is_futile_among).
+// their shortest mates, else of their proven lengths (FutilityJudge::is_futile).
 // False, with the drop from which on none is judged still waiting, when the
 // budget ran out during a judgement: the node must then stay unresolved.
 bool Worker::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path_key) {
@@ -199,7 +199,7 @@ bool Worker::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
     ChildNode& c = f.child[i];
     if (c.delayed != kWaiting) continue;
     Hand h = HAND_ZERO;
-    if (futility_.is_futile_among(ply, path_key, c.move, others, lens, n_others, &h)) {
+    if (futility_.is_futile(ply, path_key, c.move, f.budget, others, lens, n_others, &h)) {
       c.delayed = 0;
       c.pn = 0;
       c.dn = PN_INF;

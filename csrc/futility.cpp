@@ -45,27 +45,27 @@ void FutilityJudge::follow(const FutilityJudge& main) {
 }
 
 FutilityJudge::StrictCount::StrictCount(FutilityJudge& judge, bool own_salt)
-    : j_(judge), enabled_(judge.enabled_), solver_salt_(judge.s_.salt_) {
-  if (own_salt) j_.s_.salt_ ^= j_.salt_;
+    : j_(judge), enabled_(judge.enabled_), worker_salt_(judge.w_.salt()) {
+  if (own_salt) j_.w_.set_salt(j_.w_.salt() ^ j_.salt_);
   j_.enabled_ = false;
 }
 
 FutilityJudge::StrictCount::~StrictCount() {
   j_.enabled_ = enabled_;
-  j_.s_.salt_ = solver_salt_;
+  j_.w_.set_salt(worker_salt_);
 }
 
 FutilityJudge::Settled::Settled(FutilityJudge& judge)
-    : j_(judge), salt_(judge.salt_), solver_salt_(judge.s_.salt_), cap_(judge.cap_) {
+    : j_(judge), salt_(judge.salt_), worker_salt_(judge.w_.salt()), cap_(judge.cap_) {
   j_.salt_ = salt_of(++j_.generation_);
-  j_.s_.salt_ = solver_salt_ ^ salt_ ^ j_.salt_;
+  j_.w_.set_salt(worker_salt_ ^ salt_ ^ j_.salt_);
   j_.cap_ = kUncapped;
   j_.memo_.clear();
 }
 
 FutilityJudge::Settled::~Settled() {
   j_.cap_ = cap_;
-  j_.s_.salt_ = solver_salt_;
+  j_.w_.set_salt(worker_salt_);
   j_.salt_ = salt_;
 }
 
@@ -73,14 +73,14 @@ NodeValue FutilityJudge::sub_search(int ply, uint64_t path_key, uint64_t key, ui
   NodeValue v;
   bool own = own_estimates_;
   own_estimates_ = true;
-  s_.path_.insert(key);
+  w_.path().insert(key);
   if (capped) {
-    auto budget = s_.monitor_.nested(s_.nodes_, cap_);
-    v = s_.prove(ply, path_key, bound);
+    auto budget = w_.budget_scope(cap_);
+    v = w_.prove(ply, path_key, bound);
   } else {
-    v = s_.prove(ply, path_key, bound);
+    v = w_.prove(ply, path_key, bound);
   }
-  s_.path_.erase(key);
+  w_.path().erase(key);
   own_estimates_ = own;
   return v;
 }
@@ -90,12 +90,12 @@ NodeValue FutilityJudge::sub_search(int ply, uint64_t path_key, uint64_t key, ui
 // after one may rest on it (docs/FUTILE.md, "Cut-short judgements").
 bool FutilityJudge::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand,
                                    uint16_t* mate_len) {
-  Bitboard checkers = s_.pos_->checkers();
-  Square k = s_.pos_->king_square(~s_.attacker_);
+  Bitboard checkers = w_.position().checkers();
+  Square k = w_.position().king_square(~w_.attacker());
   if (!checkers || checkers.more_than_one() || k == SQ_NONE) return false;
   Square s = checkers.lsb(), b = move_to(drop);
   if (!T.between[s][k].test(b)) return false;
-  uint64_t memo_key = s_.pos_->full_key() ^ mix64(drop) ^ mix64(0xb0b0000ULL + bound);
+  uint64_t memo_key = w_.position().full_key() ^ mix64(drop) ^ mix64(0xb0b0000ULL + bound);
   uint16_t known_len = 0;
   int known = memo_.get(memo_key, proof_hand, &known_len);
   if (known >= 0) {
@@ -108,17 +108,17 @@ bool FutilityJudge::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16
   bool cut = false;        // a limit of the enclosing search ended a sub-search: no judgement
   bool unsettled = false;  // a capped sub-search ended undecided: not known
   {
-    ScopedMove dropped(*s_.pos_, s_.path_, drop);
+    ScopedMove dropped(w_.position(), w_.path(), drop);
     MoveList captures;
-    generate_checks(*s_.pos_, captures);
+    generate_checks(w_.position(), captures);
     for (Move m : captures) {
       if (is_drop(m) || move_to(m) != b) continue;  // any checking capture of the dropped piece
-      ScopedMove capture(*s_.pos_, m);
+      ScopedMove capture(w_.position(), m);
       // The mate without the drop: the captured piece goes back to the defender.
-      s_.pos_->pass_hand_piece(s_.attacker_, x);
-      uint64_t q_key = s_.pos_->full_key();
-      if (!s_.path_.contains(q_key)) {
-        TTResult r = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), bound);
+      w_.position().pass_hand_piece(w_.attacker(), x);
+      uint64_t q_key = w_.position().full_key();
+      if (!w_.on_path(q_key)) {
+        TTResult r = w_.probe_here(bound);
         if (!(r.found && r.pn == 0) && !(r.found && r.dn == 0)) {
           // Mates this short are proven in a few hundred nodes; the cap keeps
           // a hard capture line from costing a full search (it is then real
@@ -131,7 +131,7 @@ bool FutilityJudge::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16
           // (docs/FUTILE.md, "Cut-short judgements").
           // "Mate at once" (bound 0): a look at the replies, no search to cap.
           NodeValue v = sub_search(ply + 2, path_key ^ dropped.key() ^ q_key, q_key, bound, bound != 0);
-          cut = bound != 0 && s_.monitor_.should_stop(s_.nodes_);  // (a budget-0 look is never cut)
+          cut = bound != 0 && w_.should_stop();  // (a budget-0 look is never cut)
           if (v.pn == 0) {
             r.found = true;
             r.pn = 0;
@@ -149,7 +149,7 @@ bool FutilityJudge::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16
           len = r.mate_len;
         }
       }
-      s_.pos_->pass_hand_piece(~s_.attacker_, x);
+      w_.position().pass_hand_piece(~w_.attacker(), x);
       if (futile || cut) break;
     }
   }
@@ -188,7 +188,7 @@ bool FutilityJudge::is_futile_among(int ply, uint64_t path_key, Move drop, const
   uint16_t bound = 0;
   for (int i = 0; i < n_others; ++i) bound = std::max<uint16_t>(bound, add_len(proven[i]));
   if (!exact()) return is_futile_drop(ply, path_key, drop, bound, proof_hand);
-  uint64_t memo_key = s_.pos_->full_key() ^ mix64(drop) ^ 0x6578616374000000ULL;
+  uint64_t memo_key = w_.position().full_key() ^ mix64(drop) ^ 0x6578616374000000ULL;
   int known = memo_.get(memo_key, proof_hand);
   if (known >= 0) return known == kFutile;
   uint16_t lens[MAX_MOVES];  // lowered below as shorter mates are proven
@@ -201,8 +201,8 @@ bool FutilityJudge::is_futile_among(int ply, uint64_t path_key, Move drop, const
       break;
     }
     if (!is_futile_drop(ply, path_key, drop, bound, proof_hand, &k)) {
-      if (s_.monitor_.exhausted()) return false;  // no judgement: the search is stopping
-      break;                                      // not futile against more: not against less
+      if (w_.monitor().exhausted()) return false;  // no judgement: the search is stopping
+      break;                                       // not futile against more: not against less
     }
     // A reply with no mate within k - 2 shows the bound is at least k; the
     // longest proven first (the likeliest to have no shorter mate).
@@ -256,12 +256,12 @@ bool FutilityJudge::is_futile_among(int ply, uint64_t path_key, Move drop, const
 // on the path (its length there is the path's, not the position's), Cut when
 // the enclosing search's budget ended the sub-search.
 FutilityJudge::Answer FutilityJudge::ask_reply(int ply, uint64_t path_key, Move reply, uint16_t b, uint16_t& len) {
-  ScopedMove child(*s_.pos_, reply);
-  if (s_.path_.contains(child.key())) return Answer::Open;
-  TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), b);
+  ScopedMove child(w_.position(), reply);
+  if (w_.on_path(child.key())) return Answer::Open;
+  TTResult t = w_.probe_here(b);
   if (!(t.found && (t.pn == 0 || t.dn == 0))) {
     NodeValue v = sub_search(ply + 1, path_key ^ child.key(), child.key(), b, true);
-    if (s_.monitor_.should_stop(s_.nodes_) && v.pn != 0 && v.dn != 0) return Answer::Cut;
+    if (w_.should_stop() && v.pn != 0 && v.dn != 0) return Answer::Cut;
     t.found = v.pn == 0 || v.dn == 0;
     t.pn = v.pn;
     t.dn = v.dn;

@@ -3,7 +3,7 @@
 // them consistent within a solve, the count of those cut short and the table
 // salt of searches that use them). Every caller, the df-pn search, the line
 // reader and the refinement walk, asks it. The judgements themselves are in
-// futility.cpp: they search with the solver's table and position.
+// futility.cpp: they search with their worker (its table, position and budgets).
 #pragma once
 
 #include <cstdint>
@@ -80,7 +80,7 @@ class Worker;
 
 class FutilityJudge {
  public:
-  explicit FutilityJudge(Worker& worker) : s_(worker) {}
+  explicit FutilityJudge(Worker& worker) : w_(worker) {}
   FutilityJudge(const FutilityJudge&) = delete;
   FutilityJudge& operator=(const FutilityJudge&) = delete;
 
@@ -120,6 +120,18 @@ class FutilityJudge {
   }
   void clear_memo() { memo_.clear(); }
 
+  // The judge's one question for a search (the MID loop, the line reader, the
+  // refinement walk): whether `drop`, a reply at the current AND node with
+  // `plies_left` plies for the rest of the line, is futile. With none left the
+  // mate must follow the drop's capture at once (is_futile_drop against 0);
+  // otherwise it is judged against the other replies (`others`, with their
+  // proven lengths: is_futile_among). The two below are its parts (and the
+  // tests' units).
+  bool is_futile(int ply, uint64_t path_key, Move drop, uint16_t plies_left, const Move* others, const uint16_t* proven,
+                 int n_others, Hand* proof_hand) {
+    if (plies_left == 0) return is_futile_drop(ply, path_key, drop, 0, proof_hand);
+    return is_futile_among(ply, path_key, drop, others, proven, n_others, proof_hand);
+  }
   // Whether `drop` at the current position (an AND node in check, ply plies
   // below the root) is futile against a mate of `bound` plies (futility.cpp).
   bool is_futile_drop(int ply, uint64_t path_key, Move drop, uint16_t bound, Hand* proof_hand,
@@ -143,7 +155,7 @@ class FutilityJudge {
    private:
     FutilityJudge& j_;
     bool enabled_;
-    uint64_t solver_salt_;
+    uint64_t worker_salt_;
   };
   // Every judgement settled for as long as it lives: uncapped, with a new salt
   // and an empty memo, so that nothing the capped searches stored or judged
@@ -157,7 +169,7 @@ class FutilityJudge {
 
    private:
     FutilityJudge& j_;
-    uint64_t salt_, solver_salt_, cap_;
+    uint64_t salt_, worker_salt_, cap_;
   };
 
  private:
@@ -171,7 +183,7 @@ class FutilityJudge {
   NodeValue sub_search(int ply, uint64_t path_key, uint64_t key, uint16_t bound, bool capped);
   enum class Answer { NoShorter, Mate, Open, Cut };
   Answer ask_reply(int ply, uint64_t path_key, Move reply, uint16_t b, uint16_t& len);
-  Worker& s_;
+  Worker& w_;
   FutilityMemo memo_;
   bool enabled_ = false;
   bool own_estimates_ = false;

@@ -54,10 +54,10 @@ bool LineReader::read(uint64_t root_key, uint16_t budget, bool exact, bool tie_b
 // 1 when the position (the side to move as it stands) has no mate within
 // `budget` plies, 0 when it has one, -1 when the search could not tell.
 int LineReader::decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget) {
-  TTResult r = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), budget);
+  TTResult r = w_.probe_here(budget);
   if (r.found && r.dn == 0) return 1;
   if (r.found && r.pn == 0) return 0;
-  NodeValue v = s_.prove(ply, path_key, budget);
+  NodeValue v = w_.prove(ply, path_key, budget);
   return v.dn == 0 ? 1 : v.pn == 0 ? 0 : -1;
 }
 
@@ -85,14 +85,14 @@ bool LineReader::child_line(int ply, uint64_t path_key, uint64_t memo_key, uint1
 // nothing on the lines measured (docs/USI.md, "Limits").
 uint16_t LineReader::fresher_length(Move reply, uint16_t recorded) {
   if (recorded == 0 || recorded >= BUDGET_NONE) return recorded;
-  ScopedMove child(*s_.pos_, reply);
+  ScopedMove child(w_.position(), reply);
   MoveList checks;
-  generate_checks(*s_.pos_, checks);
+  generate_checks(w_.position(), checks);
   uint16_t best = recorded;
   for (Move m : checks) {
-    ScopedMove next(*s_.pos_, m);
-    if (s_.path_.contains(next.key())) continue;
-    TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), uint16_t(recorded - 1));
+    ScopedMove next(w_.position(), m);
+    if (w_.on_path(next.key())) continue;
+    TTResult t = w_.probe_here(uint16_t(recorded - 1));
     if (t.found && t.pn == 0) best = std::min<uint16_t>(best, add_len(t.mate_len));
   }
   return best;
@@ -120,10 +120,10 @@ uint16_t LineReader::fresher_length(Move reply, uint16_t recorded) {
 // step 1, has the positions read before and after).
 bool LineReader::extract_line(int ply, uint64_t path_key, uint16_t budget, bool exact, bool tie_break,
                               std::vector<Move>& line, uint16_t* tree_len, LineMemo* summary) {
-  Read rd(ply, path_key, budget, exact, tie_break, line, s_.futility_.enabled());
+  Read rd(ply, path_key, budget, exact, tie_break, line, w_.futility().enabled());
   if (tree_len) *tree_len = LEN_INF;
   Step last = Step::Failed;
-  for (; rd.depth < s_.limits_.max_ply; ++rd.depth) {
+  for (; rd.depth < w_.limits().max_ply; ++rd.depth) {
     if (budget_spent(exact)) break;
     last = step(rd, summary);
     if (last != Step::Next) break;
@@ -137,8 +137,8 @@ bool LineReader::extract_line(int ply, uint64_t path_key, uint16_t budget, bool 
 // a fallback); any other goes on ranking replies by their recorded lengths
 // (recorded_lengths_only_).
 bool LineReader::budget_spent(bool exact) {
-  if (!recorded_lengths_only_ && (++positions_ & 15) == 0) s_.monitor_.poll(s_.nodes_);
-  if (s_.monitor_.exhausted() || (s_.limits_.line_read_positions && positions_ >= s_.limits_.line_read_positions)) {
+  if (!recorded_lengths_only_ && (++positions_ & 15) == 0) w_.poll();
+  if (w_.monitor().exhausted() || (w_.limits().line_read_positions && positions_ >= w_.limits().line_read_positions)) {
     if (exact) return true;
     recorded_lengths_only_ = true;
   }
@@ -149,15 +149,15 @@ bool LineReader::budget_spent(bool exact) {
 // Mated when the line ends here (mate, or the rest read from the memo),
 // Failed when no move could be chosen within the budget.
 LineReader::Step LineReader::step(Read& rd, LineMemo* summary) {
-  bool or_node = s_.pos_->side_to_move() == s_.attacker_;
+  bool or_node = w_.attacker_to_move();
   MoveList list;
   if (or_node)
-    generate_checks(*s_.pos_, list);
+    generate_checks(w_.position(), list);
   else
-    generate_evasions(*s_.pos_, list);
+    generate_evasions(w_.position(), list);
   if (!or_node && list.size == 0) return Step::Mated;
   uint16_t rc = child_budget(rd.r);
-  if (!or_node && s_.futility_.enabled() && drop_futile_replies(list, rd, rc) == 0) return Step::Mated;
+  if (!or_node && w_.futility().enabled() && drop_futile_replies(list, rd, rc) == 0) return Step::Mated;
   if (rd.r == 0) return Step::Failed;
   Move chosen = MOVE_NONE;
   uint16_t chosen_len = 0;
@@ -179,9 +179,9 @@ LineReader::Step LineReader::step(Read& rd, LineMemo* summary) {
       return Step::Mated;
     }
   }
-  if (chosen == MOVE_NONE || (rd.exact && s_.monitor_.exhausted())) return Step::Failed;
+  if (chosen == MOVE_NONE || (rd.exact && w_.monitor().exhausted())) return Step::Failed;
   rd.line.push_back(chosen);
-  rd.made.push_back(std::make_unique<ScopedMove>(*s_.pos_, s_.path_, chosen));
+  rd.made.push_back(std::make_unique<ScopedMove>(w_.position(), w_.path(), chosen));
   rd.path_key ^= rd.made.back()->key();
   rd.r = chosen_len;
   return Step::Next;
@@ -199,18 +199,17 @@ int LineReader::drop_futile_replies(MoveList& list, const Read& rd, uint16_t rc)
   int n_others = 0;
   for (Move m : list) {
     if (is_drop(m) || rd.r == 0) continue;
-    ScopedMove child(*s_.pos_, m);
-    TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), rc);
-    if (!(t.found && t.pn == 0) && !s_.futility_.exact()) continue;  // (no bound from it)
+    ScopedMove child(w_.position(), m);
+    TTResult t = w_.probe_here(rc);
+    if (!(t.found && t.pn == 0) && !w_.futility().exact()) continue;  // (no bound from it)
     others[n_others] = m;
     lens[n_others++] = t.found && t.pn == 0 ? t.mate_len : rc;  // (exact: the budget bounds it)
   }
   int kept = 0;
   for (int i = 0; i < list.size; ++i) {
     Hand h;
-    bool futile = is_drop(list[i]) && (rd.r == 0 ? s_.futility_.is_futile_drop(rd.depth, rd.path_key, list[i], 0, &h)
-                                                 : s_.futility_.is_futile_among(rd.depth, rd.path_key, list[i], others,
-                                                                                lens, n_others, &h));
+    bool futile =
+        is_drop(list[i]) && w_.futility().is_futile(rd.depth, rd.path_key, list[i], rd.r, others, lens, n_others, &h);
     if (!futile) list.moves[kept++] = list[i];
   }
   list.size = kept;
@@ -224,9 +223,9 @@ int LineReader::proven_checks(const Read& rd, const MoveList& list, uint16_t rc,
   int np = 0;
   for (int attempt = 0; attempt < 2 && np == 0; ++attempt) {
     for (Move m : list) {
-      ScopedMove child(*s_.pos_, m);
-      if (s_.path_.contains(child.key())) continue;
-      TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), rc);
+      ScopedMove child(w_.position(), m);
+      if (w_.on_path(child.key())) continue;
+      TTResult t = w_.probe_here(rc);
       if (t.found && t.pn == 0) {
         proven[np] = m;
         recorded[np++] = t.mate_len;
@@ -234,7 +233,7 @@ int LineReader::proven_checks(const Read& rd, const MoveList& list, uint16_t rc,
         if (first_mate && t.mate_len == 0) return np;
       }
     }
-    if (np == 0 && (attempt > 0 || s_.prove(rd.depth, rd.path_key, rd.r).pn != 0)) break;
+    if (np == 0 && (attempt > 0 || w_.prove(rd.depth, rd.path_key, rd.r).pn != 0)) break;
   }
   return np;
 }
@@ -244,7 +243,7 @@ bool LineReader::choose_check(const Read& rd, const MoveList& list, uint16_t rc,
   Move proven[MAX_MOVES];
   uint16_t recorded[MAX_MOVES];
   // Without the composers' tie-break the first of the shortest checks is chosen.
-  bool tie_break = rd.tie_break && s_.futility_.enabled();
+  bool tie_break = rd.tie_break && w_.futility().enabled();
   int np = proven_checks(rd, list, rc, !tie_break, proven, recorded);
   if (np == 0) return false;
   int pick = 0;
@@ -277,7 +276,7 @@ int LineReader::fewest_spare_check(const Read& rd, const Move* proven, const uin
     if (rd.exact && recorded[i] != recorded[pick]) continue;
     uint16_t len = recorded[i];
     int spare = 1 << 29;
-    ScopedMove child(*s_.pos_, s_.path_, proven[i]);
+    ScopedMove child(w_.position(), w_.path(), proven[i]);
     uint64_t memo_key = child.key() ^ mix64(uint64_t(rc) + (rd.exact ? 0x10000 : 0x20000));
     LineMemo read;
     if (child_line(rd.depth + 1, rd.path_key ^ child.key(), memo_key, rd.exact ? recorded[i] : rc, rd.exact,
@@ -298,13 +297,12 @@ int LineReader::fewest_spare_check(const Read& rd, const Move* proven, const uin
 // table lost it); `lens` gets how long each mate is.
 bool LineReader::replies_mated(const Read& rd, const MoveList& list, uint16_t rc, uint16_t* lens) {
   for (int i = 0; i < list.size; ++i) {
-    ScopedMove child(*s_.pos_, list[i]);
-    TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), rc);
-    if (!(t.found && t.pn == 0) && !s_.path_.contains(child.key())) {
-      s_.path_.insert(child.key());
-      if (s_.prove(rd.depth + 1, rd.path_key ^ child.key(), rc).pn == 0)
-        t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), rc);
-      s_.path_.erase(child.key());
+    ScopedMove child(w_.position(), list[i]);
+    TTResult t = w_.probe_here(rc);
+    if (!(t.found && t.pn == 0) && !w_.on_path(child.key())) {
+      w_.path().insert(child.key());
+      if (w_.prove(rd.depth + 1, rd.path_key ^ child.key(), rc).pn == 0) t = w_.probe_here(rc);
+      w_.path().erase(child.key());
     }
     if (!(t.found && t.pn == 0)) return false;
     lens[i] = t.mate_len;
@@ -341,7 +339,7 @@ int LineReader::longest_proven_reply(const Read& rd, const MoveList& list, uint1
       }
       // Only the composers' count lets a shorter defence without spare
       // pieces win over a longer one; the strict count keeps the longest.
-      if (best_spare == 0 || !rd.tie_break || !s_.futility_.enabled() || t > kSpareHorizon) {
+      if (best_spare == 0 || !rd.tie_break || !w_.futility().enabled() || t > kSpareHorizon) {
         pick_key = best_key;
         return best;
       }
@@ -366,12 +364,12 @@ int LineReader::level_candidates(const Read& rd, const MoveList& list, uint16_t 
       if (leveled[i]) continue;
       int d;
       {
-        ScopedMove child(*s_.pos_, list[i]);
-        TTResult p = s_.tt_->probe(s_.tt_key(), s_.attacker_hand(), uint16_t(t - 2));
+        ScopedMove child(w_.position(), list[i]);
+        TTResult p = w_.probe_here(uint16_t(t - 2));
         d = p.found && p.dn == 0 ? 1 : 0;
       }
       if (!d) {
-        ScopedMove child(*s_.pos_, s_.path_, list[i]);
+        ScopedMove child(w_.position(), w_.path(), list[i]);
         d = decide_no_mate_within(rd.depth + 1, rd.path_key ^ child.key(), uint16_t(t - 2));
       }
       if (d != 0) candidates[nc++] = i;
@@ -400,7 +398,7 @@ int LineReader::best_candidate(const Read& rd, const MoveList& list, const int* 
     if (rd.tie_break && t <= kSpareHorizon) {
       // The candidate's own line, read by the same rules (so deeper
       // defences avoid spare pieces too); each (position, length) once.
-      ScopedMove child(*s_.pos_, s_.path_, list[candidates[k]]);
+      ScopedMove child(w_.position(), w_.path(), list[candidates[k]]);
       LineMemo read;
       memo_key = child.key() ^ mix64(t);
       bool have = child_line(rd.depth + 1, rd.path_key ^ child.key(), memo_key, t, rd.exact, true, read);
@@ -440,7 +438,7 @@ int LineReader::longest_read_reply(Read& rd, const MoveList& list, const uint16_
     uint64_t read_key = 0;                 // the memo key of its read line (0: none)
     int spare = is_drop(list[i]) ? 1 : 0;  // a dropped piece ends up in the attacker's hand
     if (list.size > 1 && !recorded_lengths_only_) {
-      ScopedMove child(*s_.pos_, s_.path_, list[i]);
+      ScopedMove child(w_.position(), w_.path(), list[i]);
       uint64_t memo_key = child.key() ^ 0x6c696e65ULL;  // not a (position, length) key of the exact lines
       LineMemo read;
       if (child_line(rd.depth + 1, rd.path_key ^ child.key(), memo_key, rc, false, rd.tie_break, read)) {
@@ -456,7 +454,7 @@ int LineReader::longest_read_reply(Read& rd, const MoveList& list, const uint16_
     // longest; strict count: the longest, then the fewest spare pieces.
     // (Not on recorded lengths: no line's end is known.)
     bool spare_first =
-        rd.tie_break && s_.futility_.enabled() && !recorded_lengths_only_ && (spare == 0) != (best_spare == 0);
+        rd.tie_break && w_.futility().enabled() && !recorded_lengths_only_ && (spare == 0) != (best_spare == 0);
     bool better = pick < 0 || (spare_first ? spare == 0 : len != best_len ? len > best_len : spare < best_spare);
     if (better) {
       pick = i;
@@ -494,7 +492,7 @@ bool LineReader::finish(Read& rd, bool ok, uint16_t* tree_len, LineMemo* summary
         rd.tree = std::max<uint32_t>(rd.tree, plies + rd.rest->bound);
     } else {
       summary->len = uint16_t(plies);
-      summary->spare = hand_total(s_.attacker_hand());
+      summary->spare = hand_total(w_.attacker_hand());
     }
   }
   while (!rd.made.empty()) rd.made.pop_back();  // undo in reverse order

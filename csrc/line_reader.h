@@ -1,7 +1,7 @@
 // The line reader: the mating line read off the table after a proof, with the
 // tie-breaks composers expect (longest defence, then no spare pieces).
 // Entries lost to replacement are proven again on the spot, within the
-// enclosing budget (the solver's monitor). One per solver: its memo of lines
+// enclosing budget (the worker's monitor). One per solver: its memo of lines
 // already read keeps its memory from one read to the next.
 #pragma once
 
@@ -20,11 +20,11 @@ class Worker;
 
 class LineReader {
  public:
-  explicit LineReader(Worker& worker) : s_(worker) {}
+  explicit LineReader(Worker& worker) : w_(worker) {}
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
-  // A mating line of at most `budget` plies from the solver's current position
+  // A mating line of at most `budget` plies from the worker's current position
   // (the root, ply 0) into `line`. At OR nodes: a proven check with the
   // shortest mate. At AND nodes: a reply that resists longest; with `exact`,
   // "longest" is proven (the reply after which no shorter mate exists),
@@ -67,7 +67,7 @@ class LineReader {
   int decide_no_mate_within(int ply, uint64_t path_key, uint16_t budget);
   uint16_t fresher_length(Move reply, uint16_t recorded);
 
-  Worker& s_;
+  Worker& w_;
   // Lines already read while choosing defences: their length and the
   // attacker's spare pieces at their end, by position (and length, for exact
   // lines); cleared per read.

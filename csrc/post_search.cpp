@@ -28,7 +28,7 @@ constexpr uint64_t kMinAttemptNodes = 100000;
 // the time limit later, still inside the limit). Reading a line off the table
 // costs no nodes at all unless entries were replaced (measured in
 // docs/USI.md), but time: it reads the clock itself (line_reader.cpp).
-constexpr uint64_t kGraceNodes = SearchMonitor::kCheckInterval;
+constexpr uint64_t kLineOverrunNodes = SearchMonitor::kCheckInterval;
 constexpr auto kGraceTime = SearchMonitor::kGraceTime;
 // Under `go mate <ms>` the share may run on to a quarter of the search time,
 // at most this long (docs/DFPN.md, "When the answer is final").
@@ -45,9 +45,9 @@ constexpr uint64_t kFallbackNodes[2] = {2000000, 10000000};
 // budget and finished on recorded lengths (line_reader.cpp), so its line may
 // be shorter than what the table proves. *tree_len: the mating tree the read
 // proves, for strict non-exact reads (extract_line).
-bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
-                          bool* cut_short, uint16_t* tree_len) {
-  bool ok = reader_.read(root_key, budget, exact, tie_break, line, tree_len);
+bool PostSearch::rebuild_line(uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line, bool* cut_short,
+                              uint16_t* tree_len) {
+  bool ok = reader_.read(root_key_, budget, exact, tie_break, line, tree_len);
   if (cut_short) *cut_short = reader_.cut_short();
   return ok;
 }
@@ -75,34 +75,34 @@ bool Solver::rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool t
 void PostSearch::narrow_length(uint16_t& best, int& lo, KeptLine* kept) {
   bool verifying = kept == nullptr;
   // (Verifying, the step down to best - 2 is expected to fail: start small.)
-  uint64_t effort = verifying ? kMinAttemptNodes : std::max<uint64_t>(w_.nodes_, kMinAttemptNodes);
+  uint64_t effort = verifying ? kMinAttemptNodes : std::max<uint64_t>(w_.nodes(), kMinAttemptNodes);
   auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
     if (kept) keep_line(best, *kept);
     NodeValue w;
     {
-      auto scope = w_.monitor_.nested(w_.nodes_, effort);
-      w = s_.prove_root(root_key_, uint16_t(b), false);
+      auto scope = w_.budget_scope(effort);
+      w = solver_.prove_root(root_key_, uint16_t(b), false);
     }
     if (w.pn == 0) {
       best = std::min<uint16_t>(best, w.mate_len);
       if (!verifying) {
-        s_.progress_.mate_len_upper = best;
-        s_.report_progress();
+        solver_.note_mate_upper(best);
+        solver_.report_progress();
       }
       return 1;
     }
-    if (w.dn == 0 && !w_.seen_.depth_cut) {
+    if (w.dn == 0 && !w_.seen().depth_cut) {
       lo = b;
       if (!verifying) {
-        if (!w_.futility_.cut_short()) s_.progress_.mate_len_lower = uint16_t(lo + 2);  // reported as proven
-        s_.report_progress();
+        if (!w_.futility().cut_short()) solver_.note_mate_lower(uint16_t(lo + 2));  // reported as proven
+        solver_.report_progress();
       }
       return -1;
     }
     return 0;
   };
   // The innermost budget: the length search's share (post_search) or the verification's.
-  auto spent = [&] { return w_.monitor_.should_stop(w_.nodes_); };
+  auto spent = [&] { return w_.should_stop(); };
   while (!spent() && int(best) - 2 > lo) {
     if (attempt(int(best) - 2) != 0) continue;
     if (spent()) break;
@@ -111,7 +111,7 @@ void PostSearch::narrow_length(uint16_t& best, int& lo, KeptLine* kept) {
       int candidates = (int(best) - 4 - lo) / 2;  // budgets lo+2 .. best-4
       progress = attempt(lo + 2 * ((candidates + 1) / 2)) != 0;
     }
-    if (!progress && kept && w_.limits_.line_pass && !spent()) {
+    if (!progress && kept && w_.limits().line_pass && !spent()) {
       keep_line(best, *kept);
       progress = shorten_along_line(best, kept->moves, effort);
     }
@@ -143,26 +143,26 @@ bool PostSearch::shorten_along_line(uint16_t best, const std::vector<Move>& line
     made.pop_back();
   };
   for (int i = 0; i < len - 1; ++i) {
-    made.push_back(std::make_unique<ScopedMove>(*w_.pos_, w_.path_, line[size_t(i)]));
+    made.push_back(std::make_unique<ScopedMove>(w_.position(), w_.path(), line[size_t(i)]));
     path_key ^= made.back()->key();
   }
   uint64_t cap = std::max<uint64_t>(kMinAttemptNodes, effort / 4);
   {
-    auto scope = w_.monitor_.nested(w_.nodes_, effort);
-    for (int d = (len - 1) & ~1; d > 0 && !w_.monitor_.exhausted(); d -= 2) {
+    auto scope = w_.budget_scope(effort);
+    for (int d = (len - 1) & ~1; d > 0 && !w_.monitor().exhausted(); d -= 2) {
       while (int(made.size()) > d) back();
       if (len - d < 3) continue;
       uint16_t b = uint16_t(len - d - 2);
-      TTResult t = w_.tt_->probe(w_.tt_key(), w_.attacker_hand(), b);
+      TTResult t = w_.probe_here(b);
       if (t.found && (t.pn == 0 || t.dn == 0)) continue;
-      auto local = w_.monitor_.nested(w_.nodes_, cap);
+      auto local = w_.budget_scope(cap);
       w_.prove(d, path_key, b);
     }
   }
   while (made.size() > 1) back();
   bool shorter = false;
   if (made.size() == 1) {
-    TTResult t = w_.tt_->probe(w_.tt_key(), w_.attacker_hand(), uint16_t(best - 3));
+    TTResult t = w_.probe_here(uint16_t(best - 3));
     shorter = t.found && t.pn == 0;
     back();
   }
@@ -180,24 +180,24 @@ bool PostSearch::shorten_along_line(uint16_t best, const std::vector<Move>& line
 // step 2). The reads' cost (positions and nodes, the first line's included)
 // stays within a fifth of the search: past it, the read waits.
 void PostSearch::keep_line(uint16_t best, KeptLine& kept) {
-  if (kept.budget <= best || 4 * kept.cost > w_.nodes_) return;
-  uint64_t before = w_.nodes_;
+  if (kept.budget <= best || 4 * kept.cost > w_.nodes()) return;
+  uint64_t before = w_.nodes();
   std::vector<Move> line;
   bool ok, cut_short = false;
   {
     // As many nodes as the search so far: the read may have to prove replies
     // again within the new bound, on a long work more than a fixed cap allows
     // (docs/DFPN.md, "Known limits").
-    auto scope = w_.monitor_.nested(w_.nodes_, std::max(kFallbackNodes[0], w_.nodes_));
-    ok = s_.rebuild_line(root_key_, best, false, true, line, &cut_short);
+    auto scope = w_.budget_scope(std::max(kFallbackNodes[0], w_.nodes()));
+    ok = rebuild_line(best, false, true, line, &cut_short);
   }
-  kept.nodes += w_.nodes_ - before;
-  kept.cost += s_.reader_.positions() + w_.nodes_ - before;
+  kept.nodes += w_.nodes() - before;
+  kept.cost += reader_.positions() + w_.nodes() - before;
   kept.budget = best;
   // A read cut short may err short, unless its line is as long as the bound.
   if (!ok || (cut_short && line.size() < best)) return;
   kept.moves.swap(line);
-  s_.report_progress(&kept.moves);
+  solver_.report_progress(&kept.moves);
 }
 
 // The minimum `best` settled again with every futility judgement exact: no
@@ -213,15 +213,15 @@ void PostSearch::keep_line(uint16_t best, KeptLine& kept) {
 // cut short) replaces `best` and `line`, its line read with the same exact
 // judgements; it is then the one verified.
 bool PostSearch::verify_min_length(uint16_t& best, std::vector<Move>& line, uint64_t node_cap) {
-  uint64_t cuts = w_.futility_.cut_short();
-  FutilityJudge::Settled settled(w_.futility_);
-  w_.rep_table_.clear();
+  uint64_t cuts = w_.futility().cut_short();
+  FutilityJudge::Settled settled(w_.futility());
+  w_.forget_repetitions();
   bool verified = false;
   {
-    uint64_t budget = std::min(node_cap, std::max<uint64_t>(4 * w_.nodes_, kExactLineMinNodes));
-    auto scope = w_.monitor_.nested(w_.nodes_, budget);
-    NodeValue w = s_.prove_root(root_key_, best, true);  // (fresh: the helpers forget their memos too)
-    if (w.pn == 0 && w_.futility_.cut_short() == cuts) {
+    uint64_t budget = std::min(node_cap, std::max<uint64_t>(4 * w_.nodes(), kExactLineMinNodes));
+    auto scope = w_.budget_scope(budget);
+    NodeValue w = solver_.prove_root(root_key_, best, true);  // (fresh: the helpers forget their memos too)
+    if (w.pn == 0 && w_.futility().cut_short() == cuts) {
       uint16_t b = w.mate_len;
       int lo = (b % 2) ? -1 : -2;
       {
@@ -229,23 +229,23 @@ bool PostSearch::verify_min_length(uint16_t& best, std::vector<Move>& line, uint
         // within b - 2" asked at once with the rest: which settles a problem
         // first varies (a refutation from below leaves lower bounds in the
         // table; one asked at once wastes no attempts).
-        auto half = w_.monitor_.nested(w_.nodes_, budget / 2);
+        auto half = w_.budget_scope(budget / 2);
         narrow_length(b, lo, nullptr);
       }
-      if (int(b) - 2 > lo && !w_.monitor_.should_stop(w_.nodes_)) {
-        NodeValue v = s_.prove_root(root_key_, uint16_t(b - 2), false);
+      if (int(b) - 2 > lo && !w_.should_stop()) {
+        NodeValue v = solver_.prove_root(root_key_, uint16_t(b - 2), false);
         if (v.pn == 0) b = v.mate_len;
-        if (v.dn == 0 && !w_.seen_.depth_cut) lo = b - 2;
+        if (v.dn == 0 && !w_.seen().depth_cut) lo = b - 2;
       }
       bool minimal = int(b) - 2 <= lo;
-      if (b < best && w_.futility_.cut_short() == cuts && !w_.monitor_.should_stop(w_.nodes_)) {
+      if (b < best && w_.futility().cut_short() == cuts && !w_.should_stop()) {
         std::vector<Move> shorter;
-        if (s_.rebuild_line(root_key_, b, minimal, true, shorter)) {
+        if (rebuild_line(b, minimal, true, shorter)) {
           best = b;
           line.swap(shorter);
         }
       }
-      verified = b == best && minimal && w_.futility_.cut_short() == cuts;
+      verified = b == best && minimal && w_.futility().cut_short() == cuts;
     }
   }
   return verified;
@@ -256,23 +256,25 @@ bool PostSearch::verify_min_length(uint16_t& best, std::vector<Move>& line, uint
 // judgements would cut a strict read short (a reply recorded as "mate in 1"
 // because its only defences are futile drops). Within the caller's scope.
 bool PostSearch::strict_line(std::vector<Move>& line) {
-  FutilityJudge::StrictCount strict(w_.futility_, true);
-  return s_.prove_root(root_key_, BUDGET_NONE, false).pn == 0 &&
-         s_.rebuild_line(root_key_, BUDGET_NONE, false, false, line) && !line.empty();
+  FutilityJudge::StrictCount strict(w_.futility(), true);
+  return solver_.prove_root(root_key_, BUDGET_NONE, false).pn == 0 && rebuild_line(BUDGET_NONE, false, false, line) &&
+         !line.empty();
 }
 
-PostSearch::PostSearch(Solver& solver, uint64_t root_key, uint16_t first_len, SearchResult& result)
-    : s_(solver),
-      w_(solver.main_),
+PostSearch::PostSearch(Solver& solver, Worker& main, LineReader& reader, uint64_t root_key, uint16_t first_len,
+                       SearchResult& result)
+    : solver_(solver),
+      w_(main),
+      reader_(reader),
       result_(result),
       root_key_(root_key),
       first_len_(first_len),
-      first_nodes_(solver.main_.nodes_),
+      first_nodes_(main.nodes()),
       share_(SearchMonitor::kNoLimit) {
   // MinLength's share of work: the walk, the length search and its
   // verification spend at most this many nodes between them; then the answer
   // is final, its length proven the shortest or not.
-  const SearchLimits& limits = w_.limits_;
+  const SearchLimits& limits = w_.limits();
   if (min_length() && limits.min_length_effort) {
     share_ = min_length_share(first_nodes_, limits.min_length_effort);
     // Under a time limit alone (`go mate <ms>`) the share may run on to a
@@ -281,7 +283,7 @@ PostSearch::PostSearch(Solver& solver, uint64_t root_key, uint16_t first_len, Se
     // but a long limit is a ceiling, not a wish to wait. A node limit keeps the
     // answer deterministic, so it gets the node share only.
     uint64_t floor_us = std::min(SearchMonitor::search_time_ms(limits.time_ms) / 4, kTimeShareMs) * 1000;
-    uint64_t elapsed_us = w_.monitor_.elapsed_us();
+    uint64_t elapsed_us = w_.monitor().elapsed_us();
     if (!limits.nodes && elapsed_us < floor_us) {
       // Nodes a millisecond so far (the first proof's), times the milliseconds left.
       uint64_t by_time = first_nodes_ * 1000 / std::max<uint64_t>(elapsed_us, 1) * ((floor_us - elapsed_us) / 1000);
@@ -290,35 +292,35 @@ PostSearch::PostSearch(Solver& solver, uint64_t root_key, uint16_t first_len, Se
   }
 }
 
-bool PostSearch::min_length() const { return w_.limits_.post_search == PostSearchLevel::MinLength; }
+bool PostSearch::min_length() const { return w_.limits().post_search == PostSearchLevel::MinLength; }
 
 // A budget of its own for reading a line: it must answer a proven mate after
 // a limit or stop() too, so it may overrun the caller's limits by the grace
 // (and a stop() before or during it shrinks it to the grace).
 SearchMonitor::Scope PostSearch::grace_scope(uint64_t own_nodes) {
   using Clock = SearchMonitor::Clock;
-  const SearchLimits& limits = w_.limits_;
-  uint64_t cap = w_.nodes_ + own_nodes;
+  const SearchLimits& limits = w_.limits();
+  uint64_t cap = w_.nodes() + own_nodes;
   Clock::time_point deadline = Clock::time_point::max();
-  if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kGraceNodes);
+  if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kLineOverrunNodes);
   // Until kGraceTime before the answer is due (at least 1 ms): a read cut
   // there still walks the rest of its line on recorded lengths
   // (line_reader.cpp), milliseconds on a long line with futility judgements
   // (docs/USI.md, "Limits").
   if (limits.time_ms)
-    deadline = std::max(w_.monitor_.answer_deadline() - kGraceTime, Clock::now() + std::chrono::milliseconds(1));
-  return w_.monitor_.own(cap, deadline, false);
+    deadline = std::max(w_.monitor().answer_deadline() - kGraceTime, Clock::now() + std::chrono::milliseconds(1));
+  return w_.monitor().own(cap, deadline, false);
 }
 
 void PostSearch::run() {
   using Clock = SearchMonitor::Clock;
-  w_.futility_.uncap_short(first_len_);
-  std::optional<SearchMonitor::Scope> shortening(w_.monitor_.nested(w_.nodes_, share_));
+  w_.futility().uncap_short(first_len_);
+  std::optional<SearchMonitor::Scope> shortening(w_.budget_scope(share_));
   // 1. The first line, and for MinLength the refinement walk.
-  out_of_time_ = w_.monitor_.caller_budget_spent() || Clock::now() >= w_.monitor_.caller_deadline() ||
-                 s_.stop_requested_.load(std::memory_order_relaxed);
+  out_of_time_ =
+      w_.monitor().caller_budget_spent() || Clock::now() >= w_.monitor().caller_deadline() || solver_.stop_requested();
   if (!out_of_time_) read_first_line();
-  if (min_length() && !out_of_time_ && w_.limits_.refine_passes && first_.have && first_.moves.size() > kWalkMinPlies)
+  if (min_length() && !out_of_time_ && w_.limits().refine_passes && first_.have && first_.moves.size() > kWalkMinPlies)
     walk();
   // 2. The shortest mate.
   bool from_tree = first_.have && first_.tree < first_len_ && !first_.walk_confirmed;
@@ -335,7 +337,7 @@ void PostSearch::run() {
   // A defender to move whose every reply is a futile interposition is mated at
   // once by the composers' count (length 0), yet it can move: an empty line
   // would read as "already checkmated" and a GUI would show no mate.
-  bool all_futile_root = ok && result_.pv.empty() && w_.pos_->side_to_move() != w_.attacker_;
+  bool all_futile_root = ok && result_.pv.empty() && !w_.attacker_to_move();
   if (all_futile_root) all_futile_root = answer_strict_line();
   result_.line_nodes = line_nodes_;
   // 4. The claim. The shortest mate is proven (a defence without spare pieces
@@ -345,7 +347,7 @@ void PostSearch::run() {
   // the capped search's, unless the verification proves a shorter mate (then
   // that one and its line).
   bool proven_min =
-      ok && exact && !all_futile_root && (!w_.futility_.cut_short() || verify_min_length(best_, result_.pv, share_));
+      ok && exact && !all_futile_root && (!w_.futility().cut_short() || verify_min_length(best_, result_.pv, share_));
   claim(ok, proven_min, all_futile_root);
 }
 
@@ -361,11 +363,11 @@ void PostSearch::run() {
 // found at the limit this line is read only if the line of step 3 (with
 // futility, the answer's count) fails.
 void PostSearch::read_first_line() {
-  uint64_t before = w_.nodes_;
+  uint64_t before = w_.nodes();
   auto scope = grace_scope(kFallbackNodes[1]);
-  FutilityJudge::StrictCount strict(w_.futility_, false);
-  first_.have = s_.rebuild_line(root_key_, BUDGET_NONE, false, false, first_.moves, &first_.cut_short, &first_.tree);
-  line_nodes_ += w_.nodes_ - before;
+  FutilityJudge::StrictCount strict(w_.futility(), false);
+  first_.have = rebuild_line(BUDGET_NONE, false, false, first_.moves, &first_.cut_short, &first_.tree);
+  line_nodes_ += w_.nodes() - before;
 }
 
 // The refinement walk over the proven tree (refine.h), within a quarter of the
@@ -377,33 +379,33 @@ void PostSearch::read_first_line() {
 // ancestors' records are stale): the length search then starts from it and
 // lines are read within it.
 void PostSearch::walk() {
-  uint64_t before = w_.nodes_;
+  uint64_t before = w_.nodes();
   TreeRefiner walk(w_);
   bool walked;
   {
-    auto scope = w_.monitor_.nested(w_.nodes_, share_ == SearchMonitor::kNoLimit ? first_nodes_ : share_ / 4);
-    walked = walk.run(root_key_, w_.limits_.refine_passes);
+    auto scope = w_.budget_scope(share_ == SearchMonitor::kNoLimit ? first_nodes_ : share_ / 4);
+    walked = walk.run(root_key_, w_.limits().refine_passes);
   }
-  s_.refine_stats_ = walk.stats();
+  result_.refine = walk.stats();
   uint16_t bound = walk.root().len;
   if (walked && !walk.line().empty() && walk.line().size() < first_.moves.size()) {
     first_.moves = walk.line();
     first_.cut_short = false;
-    s_.report_progress(&first_.moves);
+    solver_.report_progress(&first_.moves);
   }
   if (walked && bound < std::min(first_.tree, first_len_)) {
     NodeValue w;
     {
-      auto scope = w_.monitor_.nested(w_.nodes_, std::max(kMinAttemptNodes, first_nodes_ / 4));
-      w = s_.prove_root(root_key_, bound, false);
+      auto scope = w_.budget_scope(std::max(kMinAttemptNodes, first_nodes_ / 4));
+      w = solver_.prove_root(root_key_, bound, false);
     }
     if (w.pn == 0) {
       first_.tree = std::min(bound, w.mate_len);
       first_.walk_confirmed = true;
-      s_.progress_.mate_len_upper = first_.tree;
+      solver_.note_mate_upper(first_.tree);
     }
   }
-  line_nodes_ += w_.nodes_ - before;
+  line_nodes_ += w_.nodes() - before;
 }
 
 // The shortest mate (narrow_length); true when the minimum is proven.
@@ -416,7 +418,7 @@ void PostSearch::walk() {
 bool PostSearch::search_length() {
   best_ = first_len_;
   if (first_.have && first_.tree < first_len_) best_ = first_.tree;
-  s_.progress_.mate_len_upper = best_;
+  solver_.note_mate_upper(best_);
   // The first line, read whole, is the first kept line (keep_line); its read
   // counts in the reads' cost.
   if (first_.have && !first_.cut_short) {
@@ -424,15 +426,15 @@ bool PostSearch::search_length() {
     // (The walk's line takes the longest defences: read it again within the
     // proven bound for the composers' choices.)
     kept_.budget = first_.walk_confirmed ? first_len_ : best_;
-    kept_.cost = s_.reader_.positions() + line_nodes_;
+    kept_.cost = reader_.positions() + line_nodes_;
   }
   lo_ = (best_ % 2) ? -1 : -2;  // no mate within lo plies (trivially)
   if (!min_length()) return false;
   narrow_length(best_, lo_, &kept_);
   bool minimal = int(best_) - 2 <= lo_;
   if (!minimal) {
-    StopReason why = w_.monitor_.caller_budget_spent() ? w_.monitor_.reason() : StopReason::None;
-    if (why == StopReason::None && s_.stop_requested()) why = StopReason::Stopped;
+    StopReason why = w_.monitor().caller_budget_spent() ? w_.monitor().reason() : StopReason::None;
+    if (why == StopReason::None && solver_.stop_requested()) why = StopReason::Stopped;
     result_.length_stop = why != StopReason::None ? why : StopReason::Effort;
   }
   return minimal;
@@ -444,17 +446,17 @@ bool PostSearch::search_length() {
 // line. False when there is none.
 bool PostSearch::read_answer_line(bool minimal, bool table_proves, bool& exact) {
   bool ok = false;
-  uint64_t before = w_.nodes_;
+  uint64_t before = w_.nodes();
   if (minimal) {
-    auto scope = w_.monitor_.nested(w_.nodes_, std::max<uint64_t>(4 * w_.nodes_, kExactLineMinNodes));
-    ok = exact = s_.rebuild_line(root_key_, best_, true, true, result_.pv);
+    auto scope = w_.budget_scope(std::max<uint64_t>(4 * w_.nodes(), kExactLineMinNodes));
+    ok = exact = rebuild_line(best_, true, true, result_.pv);
   }
   bool cut_short = false;
-  if (!ok && w_.limits_.post_search != PostSearchLevel::None) {
+  if (!ok && w_.limits().post_search != PostSearchLevel::None) {
     auto scope = grace_scope(kFallbackNodes[0]);
-    ok = s_.rebuild_line(root_key_, table_proves ? best_ : first_len_, false, true, result_.pv, &cut_short);
+    ok = rebuild_line(table_proves ? best_ : first_len_, false, true, result_.pv, &cut_short);
   }
-  line_nodes_ += w_.nodes_ - before;
+  line_nodes_ += w_.nodes() - before;
   // A read cut short may err short: then the kept line (read whole: the first
   // line, or the last one keep_line read), when it was read within `best` or
   // is longer (it errs long). Not when the cut line is as long as `best`, the
@@ -495,15 +497,14 @@ bool PostSearch::answer_strict_line() {
 }
 
 void PostSearch::claim(bool ok, bool proven_min, bool all_futile_root) {
-  s_.progress_.mate_len_upper = best_;
-  w_.seen_.root_pn = 0;  // (after the verification's own root searches)
-  w_.seen_.root_dn = PN_INF;
+  solver_.note_mate_upper(best_);
+  w_.note_root(0, PN_INF);  // (after the verification's own root searches)
   if (ok) {
     result_.status = MateStatus::Mate;
     if (proven_min) result_.min_length = result_.min_length_lower = best_;
-    if (!proven_min && lo_ >= 0 && !w_.futility_.cut_short()) result_.min_length_lower = lo_ + 2;
+    if (!proven_min && lo_ >= 0 && !w_.futility().cut_short()) result_.min_length_lower = lo_ + 2;
     if (!proven_min && min_length() && !all_futile_root && result_.length_stop == StopReason::None)
-      result_.length_stop = s_.stop_requested() ? StopReason::Stopped : StopReason::Effort;
+      result_.length_stop = solver_.stop_requested() ? StopReason::Stopped : StopReason::Effort;
   } else {
     result_.pv.clear();
     result_.status = MateStatus::Unknown;

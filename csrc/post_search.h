@@ -1,7 +1,7 @@
 // After the first proof: the shortest mate (PostSearchLevel::MinLength) and
 // the mating line, within the caller's limits, as phases of one object per
 // solve: the first line (and the refinement walk), the length search, the
-// answer's line, the claim. It searches with the solver's table, position and
+// answer's line, the claim. It searches with the main worker's table, position and
 // monitor; its own state is what the phases hand each other.
 #pragma once
 
@@ -15,13 +15,16 @@
 
 namespace usi_mate {
 
+class LineReader;
 class Solver;
 class Worker;
 
 class PostSearch {
  public:
-  // After a first proof of `first_len` plies from the root (`root_key`).
-  PostSearch(Solver& solver, uint64_t root_key, uint16_t first_len, SearchResult& result);
+  // After a first proof of `first_len` plies from the root (`root_key`) by
+  // `main`, the solver's main worker; lines are read with `reader`.
+  PostSearch(Solver& solver, Worker& main, LineReader& reader, uint64_t root_key, uint16_t first_len,
+             SearchResult& result);
   PostSearch(const PostSearch&) = delete;
   PostSearch& operator=(const PostSearch&) = delete;
   // Fills the result: status, line, length claims and why the length search ended.
@@ -58,9 +61,14 @@ class PostSearch {
   bool shorten_along_line(uint16_t best, const std::vector<Move>& line, uint64_t effort);
   bool verify_min_length(uint16_t& best, std::vector<Move>& line, uint64_t cap);
   bool strict_line(std::vector<Move>& line);
+  // Reads the line from the root into `line` within the current budget (the
+  // caller's scope sets it); see the definition for cut_short and tree_len.
+  bool rebuild_line(uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line, bool* cut_short = nullptr,
+                    uint16_t* tree_len = nullptr);
 
-  Solver& s_;
+  Solver& solver_;
   Worker& w_;  // the main thread's
+  LineReader& reader_;
   SearchResult& result_;
   const uint64_t root_key_;
   const uint16_t first_len_;

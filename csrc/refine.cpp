@@ -62,16 +62,16 @@ struct TreeRefiner::Memo {
   }
 };
 
-TreeRefiner::TreeRefiner(Worker& worker) : s_(worker), memo_(new Memo) {}
+TreeRefiner::TreeRefiner(Worker& worker) : w_(worker), memo_(new Memo) {}
 TreeRefiner::~TreeRefiner() = default;
 
 bool TreeRefiner::run(uint64_t root_key, int passes) {
-  uint64_t before = s_.nodes_;
+  uint64_t before = w_.nodes();
   bool done = false;
   for (int p = 0; p < passes; ++p) {
     pass_ = uint8_t(p + 1);
     Value v;
-    if (!walk(0, root_key, v) || s_.monitor_.exhausted()) break;
+    if (!walk(0, root_key, v) || w_.monitor().exhausted()) break;
     if (!read_line()) break;
     bool shorter = !done || v.len < root_.len;
     root_ = v;
@@ -80,7 +80,7 @@ bool TreeRefiner::run(uint64_t root_key, int passes) {
     // Another pass only after questions along the line found something to walk.
     if (p + 1 < passes && (!shorter || !ask_along_line(root_key))) break;
   }
-  stats_.nodes += s_.nodes_ - before;
+  stats_.nodes += w_.nodes() - before;
   return done;
 }
 
@@ -98,11 +98,11 @@ bool TreeRefiner::ask_along_line(uint64_t root_key) {
   std::vector<std::unique_ptr<ScopedMove>> made;
   uint64_t path_key = root_key;
   for (int i = 0; i < len - 1; ++i) {
-    made.push_back(std::make_unique<ScopedMove>(*s_.pos_, s_.path_, line_[size_t(i)]));
+    made.push_back(std::make_unique<ScopedMove>(w_.position(), w_.path(), line_[size_t(i)]));
     path_key ^= made.back()->key();
   }
   bool found = false;
-  for (int d = (len - 1) & ~1; d >= 0 && !s_.monitor_.exhausted(); d -= 2) {
+  for (int d = (len - 1) & ~1; d >= 0 && !w_.monitor().exhausted(); d -= 2) {
     while (int(made.size()) > d) {
       path_key ^= made.back()->key();
       made.pop_back();
@@ -113,23 +113,23 @@ bool TreeRefiner::ask_along_line(uint64_t root_key) {
     // few plies further on is proven in a few hundred nodes).
     uint16_t r = uint16_t(len - d);
     MoveList checks;
-    generate_checks(*s_.pos_, checks);
+    generate_checks(w_.position(), checks);
     for (Move m : checks) {
       if (m == line_[size_t(d)]) continue;
-      ScopedMove child(*s_.pos_, s_.path_, m);
-      TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+      ScopedMove child(w_.position(), w_.path(), m);
+      TTResult t = w_.probe_here();
       if (t.found && (t.pn == 0 || t.dn == 0)) {
         found |= t.pn == 0 && add_len(t.mate_len) < r;
         continue;
       }
-      uint64_t n0 = s_.nodes_;
+      uint64_t n0 = w_.nodes();
       NodeValue v;
       {
-        auto scope = s_.monitor_.nested(s_.nodes_, kAlongLineNodes);
-        v = s_.prove(d + 1, path_key ^ child.key(), BUDGET_NONE);
+        auto scope = w_.budget_scope(kAlongLineNodes);
+        v = w_.prove(d + 1, path_key ^ child.key(), BUDGET_NONE);
       }
-      stats_.along_nodes += s_.nodes_ - n0;
-      if (s_.monitor_.should_stop(s_.nodes_)) break;  // (the enclosing budget, not this search's)
+      stats_.along_nodes += w_.nodes() - n0;
+      if (w_.should_stop()) break;  // (the enclosing budget, not this search's)
       found |= v.pn == 0 && add_len(v.mate_len) < r;
     }
   }
@@ -144,15 +144,15 @@ bool TreeRefiner::read_line() {
   std::vector<Move> line;
   bool ok = false;
   for (;;) {
-    Memo::Slot* e = memo_->find(s_.pos_->full_key());
+    Memo::Slot* e = memo_->find(w_.position().full_key());
     if (!e || e->pass != pass_) break;
     if (e->value.move == MOVE_NONE) {
-      ok = s_.pos_->side_to_move() != s_.attacker_;
+      ok = !w_.attacker_to_move();
       break;
     }
-    if (int(line.size()) >= s_.limits_.max_ply) break;
+    if (int(line.size()) >= w_.limits().max_ply) break;
     line.push_back(e->value.move);
-    made.push_back(std::make_unique<ScopedMove>(*s_.pos_, e->value.move));
+    made.push_back(std::make_unique<ScopedMove>(w_.position(), e->value.move));
   }
   while (!made.empty()) made.pop_back();
   if (ok) line_.swap(line);
@@ -160,15 +160,15 @@ bool TreeRefiner::read_line() {
 }
 
 bool TreeRefiner::walk(int ply, uint64_t path_key, Value& out) {
-  uint64_t key = s_.pos_->full_key();
+  uint64_t key = w_.position().full_key();
   if (Memo::Slot* e = memo_->find(key); e && e->pass == pass_) {
     out = e->value;
     return true;
   }
   // The walk counts no nodes of its own: read the clock every 16 positions.
-  if ((++stats_.positions & 15) == 0) s_.monitor_.poll(s_.nodes_);
-  if (s_.monitor_.exhausted() || ply >= s_.limits_.max_ply) return false;
-  bool ok = s_.pos_->side_to_move() == s_.attacker_ ? walk_or(ply, path_key, out) : walk_and(ply, path_key, out);
+  if ((++stats_.positions & 15) == 0) w_.poll();
+  if (w_.monitor().exhausted() || ply >= w_.limits().max_ply) return false;
+  bool ok = w_.attacker_to_move() ? walk_or(ply, path_key, out) : walk_and(ply, path_key, out);
   if (ok) memo_->put(key, pass_, out);
   return ok;
 }
@@ -184,33 +184,33 @@ struct TreeRefiner::CheckCand {
 // each it has hardly tried. False when the enclosing budget ran out.
 bool TreeRefiner::proven_checks(int ply, uint64_t path_key, std::vector<CheckCand>& cands) {
   MoveList checks;
-  generate_checks(*s_.pos_, checks);
+  generate_checks(w_.position(), checks);
   cands.reserve(size_t(checks.size));
   for (Move m : checks) {
-    ScopedMove child(*s_.pos_, m);
-    if (s_.path_.contains(child.key())) continue;
-    TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+    ScopedMove child(w_.position(), m);
+    if (w_.on_path(child.key())) continue;
+    TTResult t = w_.probe_here();
     bool tiny = !(t.found && (t.pn == 0 || t.dn == 0)) && (!t.found || t.pn < kTinyPn);
     if (tiny && !t.found) {
       // A new defender node starts at its number of replies (drops to one
       // square once, as the search counts them): with that many, the tiny
       // search would stop at once, so it is not started.
       MoveList replies;
-      generate_evasions(*s_.pos_, replies);
+      generate_evasions(w_.position(), replies);
       tiny = evasion_weight(replies) < kTinyPn;
     }
     if (tiny) {
       // A tiny search: mates the defender can hardly resist.
-      s_.path_.insert(child.key());
-      uint64_t n0 = s_.nodes_;
+      w_.path().insert(child.key());
+      uint64_t n0 = w_.nodes();
       {
-        auto scope = s_.monitor_.nested(s_.nodes_, kTinyNodes);
-        s_.mid(ply + 1, kTinyPn, PN_INF, path_key ^ child.key(), BUDGET_NONE);
+        auto scope = w_.budget_scope(kTinyNodes);
+        w_.mid(ply + 1, kTinyPn, PN_INF, path_key ^ child.key(), BUDGET_NONE);
       }
-      s_.path_.erase(child.key());
-      stats_.tiny_nodes += s_.nodes_ - n0;
-      if (s_.monitor_.should_stop(s_.nodes_)) return false;  // (the enclosing budget, not the tiny one)
-      t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+      w_.path().erase(child.key());
+      stats_.tiny_nodes += w_.nodes() - n0;
+      if (w_.should_stop()) return false;  // (the enclosing budget, not the tiny one)
+      t = w_.probe_here();
     }
     if (!(t.found && t.pn == 0)) continue;
     CheckCand c{m, t.mate_len, 1 << 29, false};
@@ -258,10 +258,10 @@ bool TreeRefiner::walk_or(int ply, uint64_t path_key, Value& out) {
     Value v;
     bool ok;
     {
-      ScopedMove child(*s_.pos_, s_.path_, c.move);
+      ScopedMove child(w_.position(), w_.path(), c.move);
       ok = walk(ply + 1, path_key ^ child.key(), v);
     }
-    if (s_.monitor_.exhausted()) return false;
+    if (w_.monitor().exhausted()) return false;
     c.walked = true;
     if (!ok) {
       c.len = LEN_INF;
@@ -273,12 +273,12 @@ bool TreeRefiner::walk_or(int ply, uint64_t path_key, Value& out) {
 }
 
 bool TreeRefiner::ensure_proven(int ply, uint64_t path_key) {
-  TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+  TTResult t = w_.probe_here();
   if (t.found && t.pn == 0) return true;
-  auto scope = s_.monitor_.nested(s_.nodes_, kReproveNodes);
-  uint64_t n0 = s_.nodes_;
-  bool ok = s_.prove(ply, path_key, BUDGET_NONE).pn == 0;
-  stats_.reprove_nodes += s_.nodes_ - n0;
+  auto scope = w_.budget_scope(kReproveNodes);
+  uint64_t n0 = w_.nodes();
+  bool ok = w_.prove(ply, path_key, BUDGET_NONE).pn == 0;
+  stats_.reprove_nodes += w_.nodes() - n0;
   return ok;
 }
 
@@ -293,18 +293,18 @@ struct TreeRefiner::Reply {
 // was lost). False when one cannot be proven or repeats a position of the path.
 bool TreeRefiner::proven_replies(int ply, uint64_t path_key, std::vector<Reply>& replies) {
   MoveList evasions;
-  generate_evasions(*s_.pos_, evasions);
+  generate_evasions(w_.position(), evasions);
   replies.reserve(size_t(evasions.size));
   for (Move m : evasions) {
-    ScopedMove child(*s_.pos_, m);
-    if (s_.path_.contains(child.key())) return false;  // a repetition: this tree cannot go here
-    TTResult t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+    ScopedMove child(w_.position(), m);
+    if (w_.on_path(child.key())) return false;  // a repetition: this tree cannot go here
+    TTResult t = w_.probe_here();
     if (!(t.found && t.pn == 0)) {
-      s_.path_.insert(child.key());
+      w_.path().insert(child.key());
       bool ok = ensure_proven(ply + 1, path_key ^ child.key());
-      s_.path_.erase(child.key());
+      w_.path().erase(child.key());
       if (!ok) return false;
-      t = s_.tt_->probe(s_.tt_key(), s_.attacker_hand());
+      t = w_.probe_here();
       if (!(t.found && t.pn == 0)) return false;
     }
     Reply r{m, t.mate_len, Value{}, false};
@@ -333,7 +333,7 @@ bool TreeRefiner::walk_replies(int ply, uint64_t path_key, std::vector<Reply>& r
       r.v.spare = -1;
       continue;
     }
-    ScopedMove child(*s_.pos_, s_.path_, r.move);
+    ScopedMove child(w_.position(), w_.path(), r.move);
     if (!walk(ply + 1, path_key ^ child.key(), r.v)) return false;
     longest = std::max(longest, r.v.len);
   }
@@ -356,10 +356,11 @@ bool TreeRefiner::judge_drops(int ply, uint64_t path_key, const std::vector<Repl
     // counts or not (there is another reply): not judged.
     if (!is_drop(replies[size_t(i)].move) || (n_others && replies[size_t(i)].rec <= longest)) continue;
     Hand h = HAND_ZERO;
-    uint64_t n0 = s_.nodes_;
-    futile[i] = s_.futility_.is_futile_among(ply, path_key, replies[size_t(i)].move, others, lens, n_others, &h);
-    stats_.judge_nodes += s_.nodes_ - n0;
-    if (s_.monitor_.exhausted()) return false;
+    uint64_t n0 = w_.nodes();
+    futile[i] =
+        w_.futility().is_futile(ply, path_key, replies[size_t(i)].move, BUDGET_NONE, others, lens, n_others, &h);
+    stats_.judge_nodes += w_.nodes() - n0;
+    if (w_.monitor().exhausted()) return false;
   }
   return true;
 }
@@ -387,7 +388,7 @@ void TreeRefiner::take_longest_defence(const std::vector<Reply>& replies, const 
   if (!counted) {
     // Checkmate, or only futile interpositions left: the line ends here.
     out.len = 0;
-    out.spare = hand_total(s_.attacker_hand());
+    out.spare = hand_total(w_.attacker_hand());
     out.move = MOVE_NONE;
     return;
   }
@@ -407,7 +408,7 @@ bool TreeRefiner::walk_and(int ply, uint64_t path_key, Value& out) {
   if (!walk_replies(ply, path_key, replies, false, nullptr, longest)) return false;
   // A drop's futility is judged against what the other replies allow (futility.cpp).
   uint8_t futile[MAX_MOVES] = {0};
-  if (s_.futility_.enabled() && !judge_drops(ply, path_key, replies, longest, futile)) return false;
+  if (w_.futility().enabled() && !judge_drops(ply, path_key, replies, longest, futile)) return false;
   if (!walk_replies(ply, path_key, replies, true, futile, longest)) return false;
   take_longest_defence(replies, futile, out);
   return true;

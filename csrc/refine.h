@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "movegen.h"
+#include "search_types.h"
 #include "types.h"
 
 namespace usi_mate {
@@ -47,21 +48,15 @@ class TreeRefiner {
     int spare = 0;          // the attacker's pieces in hand at the line's end (駒余り)
     Move move = MOVE_NONE;  // attacker node: the chosen check; defender node: the defence taken
   };
-  struct Stats {
-    uint64_t positions = 0;  // positions walked (memo misses), all passes
-    uint64_t nodes = 0;      // search nodes spent by the walk (tiny searches, re-proofs, judgements)
-    int passes = 0;          // passes completed
-    uint64_t tiny_nodes = 0, reprove_nodes = 0, judge_nodes = 0;  // of which: tiny searches, re-proofs, futility
-    uint64_t along_nodes = 0;                                     // and questions along the line
-  };
+  using Stats = RefineStats;  // (search_types.h: the result carries it)
 
   explicit TreeRefiner(Worker& worker);
   ~TreeRefiner();
   TreeRefiner(const TreeRefiner&) = delete;
   TreeRefiner& operator=(const TreeRefiner&) = delete;
 
-  // Walks the proven tree from the root (the solver's current position, ply 0)
-  // in up to `passes` passes, within the solver's current budget. True when a
+  // Walks the proven tree from the root (the worker's current position, ply 0)
+  // in up to `passes` passes, within the worker's current budget. True when a
   // pass completed: root() and line() then hold its result.
   bool run(uint64_t root_key, int passes);
   const Value& root() const { return root_; }
@@ -88,7 +83,7 @@ class TreeRefiner {
   bool read_line();
   bool ask_along_line(uint64_t root_key);
 
-  Worker& s_;
+  Worker& w_;
   std::unique_ptr<Memo> memo_;
   uint8_t pass_ = 0;
   Value root_;

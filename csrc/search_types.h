@@ -144,6 +144,15 @@ struct DisproofCertificate {
   std::vector<Move> failed_path;                          // Failed: the moves from the root to it
 };
 
+// The refinement walk's work over the proven tree (TreeRefiner, refine.h).
+struct RefineStats {
+  uint64_t positions = 0;  // positions walked (memo misses), all passes
+  uint64_t nodes = 0;      // search nodes spent by the walk (tiny searches, re-proofs, judgements)
+  int passes = 0;          // passes completed
+  uint64_t tiny_nodes = 0, reprove_nodes = 0, judge_nodes = 0;  // of which: tiny searches, re-proofs, futility
+  uint64_t along_nodes = 0;                                     // and questions along the line
+};
+
 struct SearchResult {
   MateStatus status = MateStatus::Unknown;
   StopReason stop_reason = StopReason::None;
@@ -159,7 +168,6 @@ struct SearchResult {
   // line (pv) follows the composers' choices among defences and can be
   // shorter (a longer defence that leaves the attacker spare pieces).
   int min_length = 0;
-  bool min_length_proven() const { return min_length > 0; }
   // No mate shorter than this is proven (0: none beyond the trivial); equals
   // min_length when that is proven.
   int min_length_lower = 0;
@@ -168,6 +176,7 @@ struct SearchResult {
   // the minimum is proven or no such search ran (PostSearchLevel None, UpperBound).
   StopReason length_stop = StopReason::None;
   DisproofCertificate certificate;  // filled for "no mate" when SearchLimits::certify_nodes > 0
+  RefineStats refine;               // the refinement walk, when MinLength ran one
 };
 
 }  // namespace usi_mate

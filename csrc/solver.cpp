@@ -82,11 +82,7 @@ Solver::HelperScope::HelperScope(Solver& s, uint16_t budget, bool fresh) : s_(s)
   for (size_t i = 0; i < hs.workers.size(); ++i) {
     Worker* h = hs.workers[i].get();
     Position* root = hs.roots[i].get();
-    h->monitor_.start(0, 0, &hs.stop);
-    h->limits_ = s.main_.limits_;
-    h->attacker_ = s.main_.attacker_;
-    h->salt_ = s.main_.salt_;
-    h->futility_.follow(s.main_.futility_);
+    h->follow(s.main_, &hs.stop);
     if (fresh) root->set_sfen(hs.root_sfen);
     std::atomic<bool>* resolved = &hs.resolved;
     hs.threads[i]->start([h, root, budget, fresh, resolved] { h->help(*root, budget, fresh, resolved); });
@@ -99,9 +95,41 @@ Solver::HelperScope::~HelperScope() {
   hs.stop.store(true, std::memory_order_relaxed);
   for (size_t i = 0; i < hs.workers.size(); ++i) {
     hs.threads[i]->join();
-    hs.nodes += hs.workers[i]->nodes_;
-    s_.main_.futility_.add_cuts(hs.workers[i]->futility_.take_cuts());
+    hs.nodes += hs.workers[i]->nodes();
+    s_.main_.futility().add_cuts(hs.workers[i]->futility().take_cuts());
   }
+}
+
+void Worker::start(Position& pos, Color attacker, const SearchLimits& limits, const std::atomic<bool>* stop) {
+  limits_ = limits;
+  nodes_ = 0;
+  seen_ = {};
+  monitor_.start(limits.nodes, limits.time_ms, stop);
+  pos_ = &pos;
+  attacker_ = attacker;
+}
+
+uint64_t Worker::enter_root(uint64_t material_salt) {
+  futility_.new_solve(limits_.composers_count(), limits_.futility_node_cap);
+  salt_ = material_salt ^ futility_.salt();
+  path_.clear_if_dirty();
+  rep_table_.clear();
+  uint64_t root_key = pos_->full_key();
+  path_.insert(root_key);
+  return root_key;
+}
+
+void Worker::finish(uint64_t root_key) {
+  path_.erase(root_key);
+  pos_ = nullptr;
+}
+
+void Worker::follow(const Worker& main, const std::atomic<bool>* stop) {
+  monitor_.start(0, 0, stop);
+  limits_ = main.limits_;
+  attacker_ = main.attacker_;
+  salt_ = main.salt_;
+  futility_.follow(main.futility_);
 }
 
 void Worker::help(Position& root, uint16_t budget, bool fresh, std::atomic<bool>* resolved) {
@@ -136,21 +164,21 @@ void Worker::help(Position& root, uint16_t budget, bool fresh, std::atomic<bool>
 NodeValue Solver::prove_root(uint64_t root_key, uint16_t budget, bool fresh) {
   HelperScope helpers(*this, budget, fresh);
   bool with_helpers = !helpers_.workers.empty();
-  main_.yield_ = {with_helpers ? &helpers_.resolved : nullptr, main_.monitor_.depth()};
+  main_.yield_on(with_helpers ? &helpers_.resolved : nullptr);
   NodeValue v = main_.prove(0, root_key, budget);
   while (with_helpers && v.pn != 0 && v.dn != 0 && helpers_.resolved.load(std::memory_order_acquire)) {
-    TTResult r = tt_->probe(main_.tt_key(), main_.attacker_hand(), budget, main_.futility_.own_estimates());
+    TTResult r = main_.probe_here(budget, main_.futility().own_estimates());
     if (r.found && (r.pn == 0 || r.dn == 0)) {
       v = {r.pn, r.dn, r.hand, r.mate_len, false};
       break;
     }
     // The entry was replaced before it was read: search on (the helper's work
     // is still in the table), unless the caller's limits are spent.
-    if (main_.monitor_.exhausted()) break;
+    if (main_.monitor().exhausted()) break;
     helpers_.resolved.store(false, std::memory_order_relaxed);
     v = main_.prove(0, root_key, budget);
   }
-  main_.yield_ = {};
+  main_.stop_yielding();
   return v;
 }
 
@@ -158,19 +186,19 @@ void Solver::resize(uint64_t hash_mb) {
   // The table comes back empty, also when the new size is refused: the
   // futility salts start over, so that the next solve is a new solver's.
   // (Each solve starts its repetition table and memos afresh itself.)
-  main_.futility_.forget();
+  main_.futility().forget();
   tt_->resize(hash_mb);
 }
 
 void Solver::clear() {
-  main_.futility_.forget();  // (as resize)
+  main_.futility().forget();  // (as resize)
   tt_->clear();
 }
 
 TTResult Solver::probe(const Position& pos, bool and_root) const {
   Color attacker = and_root ? ~pos.side_to_move() : pos.side_to_move();
   // The same salt as the last search used (its futility mode included).
-  uint64_t salt = material_salt(pos, attacker) ^ main_.futility_.salt();
+  uint64_t salt = material_salt(pos, attacker) ^ main_.futility().salt();
   uint64_t key = TranspositionTable::fix_key(pos.board_key() ^ salt);
   return tt_->probe(key, pos.hand(attacker));
 }
@@ -192,12 +220,12 @@ void Solver::on_tick(void* self) { static_cast<Solver*>(self)->report_progress()
 void Solver::report_progress(const std::vector<Move>* line) {
   if (!progress_.fn) return;
   SearchProgress p;
-  p.nodes = main_.nodes_ + helpers_.nodes;
-  p.time_ms = main_.monitor_.elapsed_ms();
+  p.nodes = main_.nodes() + helpers_.nodes;
+  p.time_ms = main_.monitor().elapsed_ms();
   p.hashfull = tt_->hashfull();
-  p.root_pn = main_.seen_.root_pn;
-  p.root_dn = main_.seen_.root_dn;
-  p.max_ply_reached = main_.seen_.max_ply;
+  p.root_pn = main_.seen().root_pn;
+  p.root_dn = main_.seen().root_dn;
+  p.max_ply_reached = main_.seen().max_ply;
   p.mate_len_upper = progress_.mate_len_upper;
   p.mate_len_lower = progress_.mate_len_lower;
   p.line = line;
@@ -216,7 +244,7 @@ void Solver::report_progress(const std::vector<Move>* line) {
 }
 
 bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchResult& result) {
-  if (main_.attacker_ != pos.side_to_move() || stop_requested_.load(std::memory_order_relaxed)) return false;
+  if (main_.attacker() != pos.side_to_move() || stop_requested_.load(std::memory_order_relaxed)) return false;
   MoveList checks;
   generate_checks(pos, checks);
   if (checks.size == 0) {
@@ -224,8 +252,7 @@ bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchRe
     // certificate is the search's to build: those go on to the search.)
     if (limits.max_length > 0 || limits.certify_nodes > 0) return false;
     result.status = MateStatus::NoMate;
-    main_.seen_.root_pn = PN_INF;
-    main_.seen_.root_dn = 0;
+    main_.note_root(PN_INF, 0);
     report_progress();  // the report the search ends with (the USI layer's statistics)
     return true;
   }
@@ -234,21 +261,20 @@ bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchRe
   uint64_t looked_at = 0;
   if ((line[0] = first_mating_check(pos, checks, looked_at)) != MOVE_NONE) {
     length = 1;
-    main_.nodes_ = looked_at;
+    main_.set_nodes(looked_at);
   } else if (three_plies_settle(limits)) {
     uint64_t made = 0;
     bool as_reader = limits.post_search == PostSearchLevel::MinLength;
     if (mate_in_three(pos, checks, line, made, limits.nodes ? limits.nodes : UINT64_MAX, as_reader)) {
       length = 3;
-      main_.nodes_ = made;
+      main_.set_nodes(made);
     }
   }
   if (length == 0) return false;
   result.status = MateStatus::Mate;
   result.pv.assign(line, line + length);
   if (limits.post_search == PostSearchLevel::MinLength) result.min_length = result.min_length_lower = length;
-  main_.seen_.root_pn = 0;
-  main_.seen_.root_dn = PN_INF;
+  main_.note_root(0, PN_INF);
   progress_.mate_len_upper = length;
   report_progress();
   return true;
@@ -278,70 +304,58 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) { return r
 
 SearchResult Solver::run(Position& pos, const SearchLimits& limits, bool root_shortcut) {
   SearchResult result;
-  main_.limits_ = limits;
-  main_.nodes_ = 0;
   helpers_.nodes = 0;
-  main_.seen_ = {};
   progress_.mate_len_upper = progress_.mate_len_lower = 0;
   progress_.sent = false;
-  refine_stats_ = {};
-  main_.monitor_.start(limits.nodes, limits.time_ms, &stop_requested_);
-  main_.monitor_.set_tick(&Solver::on_tick, this, progress_.fn ? progress_.interval_ms : 0);
-  main_.pos_ = &pos;
   Color us = pos.side_to_move();
-  main_.attacker_ = pos.in_check() && limits.root_is_and_node_if_checked ? ~us : us;
+  main_.start(pos, pos.in_check() && limits.root_is_and_node_if_checked ? ~us : us, limits, &stop_requested_);
+  main_.monitor().set_tick(&Solver::on_tick, this, progress_.fn ? progress_.interval_ms : 0);
   auto finish = [&]() {
-    result.nodes = main_.nodes_ + helpers_.nodes;
-    result.time_ms = main_.monitor_.elapsed_ms();
+    result.nodes = main_.nodes() + helpers_.nodes;
+    result.time_ms = main_.monitor().elapsed_ms();
     result.hashfull = tt_->hashfull();
-    result.max_ply_reached = main_.seen_.max_ply;
-    main_.pos_ = nullptr;
+    result.max_ply_reached = main_.seen().max_ply;
+    main_.finish();
     return result;
   };
-  result.error = unsearchable(pos, main_.attacker_);
+  result.error = unsearchable(pos, main_.attacker());
   if (!result.error.empty()) {
     result.status = MateStatus::Invalid;
     return finish();
   }
   if (root_shortcut && settled_at_root(pos, limits, result)) return finish();
-  main_.futility_.new_solve(limits.composers_count(), limits.futility_node_cap);
-  main_.salt_ = material_salt(pos, main_.attacker_) ^ main_.futility_.salt();
-  main_.path_.clear_if_dirty();
-  main_.rep_table_.clear();
+  uint64_t root_key = main_.enter_root(material_salt(pos, main_.attacker()));
   tt_->new_search();
   if (!helpers_.workers.empty()) helpers_.root_sfen = pos.sfen();
-  uint64_t root_key = pos.full_key();
-  main_.path_.insert(root_key);
   // `go depth N`: only mates within N plies count (a bounded search from the start).
   uint16_t root_budget =
       limits.max_length > 0 ? uint16_t(std::min(limits.max_length, int(BUDGET_NONE) - 1)) : BUDGET_NONE;
   // A bound this short: judgements uncapped and exact from the start, as in
   // the length search after a first proof this short (post_search.cpp).
-  main_.futility_.uncap_short(root_budget);
+  main_.futility().uncap_short(root_budget);
   NodeValue v = prove_root(root_key, root_budget, true);
-  main_.seen_.root_pn = v.pn;
-  main_.seen_.root_dn = v.dn;
+  main_.note_root(v.pn, v.dn);
   if (v.pn == 0) {
-    PostSearch(*this, root_key, v.mate_len, result).run();
-  } else if (v.dn == 0 && !main_.seen_.depth_cut) {
+    PostSearch(*this, main_, reader_, root_key, v.mate_len, result).run();
+  } else if (v.dn == 0 && !main_.seen().depth_cut) {
     if (root_budget == BUDGET_NONE) {
       result.status = MateStatus::NoMate;
       if (limits.certify_nodes) {
-        uint64_t search_nodes = main_.nodes_;
+        uint64_t search_nodes = main_.nodes();
         CertificateBuilder(main_).build(root_key, result.certificate);
-        main_.nodes_ = search_nodes;  // the result counts the search; the certificate counts its own walk
+        main_.set_nodes(search_nodes);  // the result counts the search; the certificate counts its own walk
       }
-    } else if (!main_.futility_.cut_short()) {
+    } else if (!main_.futility().cut_short()) {
       result.stop_reason = StopReason::LengthLimit;  // no mate within the length: not "no mate"
     } else {
       // (Composers' count only.) No stop reason: nothing was proven.
       result.error = "no mate was found within the length, but a futile-interposition judgement was cut short";
     }
   } else {
-    result.stop_reason = v.dn == 0 ? StopReason::DepthLimit : main_.monitor_.reason();
+    result.stop_reason = v.dn == 0 ? StopReason::DepthLimit : main_.monitor().reason();
   }
-  main_.path_.erase(root_key);
   report_progress();
+  main_.finish(root_key);
   return finish();
 }
 

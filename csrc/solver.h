@@ -36,7 +36,6 @@
 namespace usi_mate {
 
 class Solver {
-  friend class PostSearch;        // post_search.cpp: the phases after the first proof
   friend struct testing::Access;  // csrc/testing.h: the tests' hooks
 
  public:
@@ -70,12 +69,22 @@ class Solver {
   // attacking (or defending, with and_root) in the last search's futility
   // mode: for tests and tools.
   TTResult probe(const Position& pos, bool and_root) const;
-  uint64_t hash_bytes() const { return tt_->size_bytes(); }
-  // The last solve's refinement walk (refine.h): for tests and tools.
-  const TreeRefiner::Stats& refine_stats() const { return refine_stats_; }
 
   // Why a position cannot be searched with `attacker` attacking ("" when it can).
   static std::string unsearchable(const Position& pos, Color attacker);
+
+  // --- What the phases after the first proof (PostSearch) ask of the search ---
+  // prove() at the root with the helper threads searching beside it
+  // (HelperScope); the first thread to resolve the root ends the phase
+  // (solver.cpp).
+  NodeValue prove_root(uint64_t root_key, uint16_t budget, bool fresh);
+  // The mate's length as known so far, for progress reports: the shortest mate
+  // found, and the length below which none is possible (proven).
+  void note_mate_upper(uint16_t len) { progress_.mate_len_upper = len; }
+  void note_mate_lower(uint16_t len) { progress_.mate_len_lower = len; }
+  // A progress report now; `line`: a line just read, sent with this report only
+  // (SearchProgress::line).
+  void report_progress(const std::vector<Move>* line = nullptr);
 
  private:
   // The helper threads (Threads > 1): helper i has id i + 1, its own worker
@@ -111,13 +120,6 @@ class Solver {
    private:
     Solver& s_;
   };
-  // prove() at the root with the helper threads searching beside it
-  // (HelperScope); the first thread to resolve the root ends the phase
-  // (solver.cpp).
-  NodeValue prove_root(uint64_t root_key, uint16_t budget, bool fresh);
-  // Rebuilds the line into `line` within the current budget (post_search.cpp).
-  bool rebuild_line(uint64_t root_key, uint16_t budget, bool exact, bool tie_break, std::vector<Move>& line,
-                    bool* cut_short = nullptr, uint16_t* tree_len = nullptr);
   // solve(); `root_shortcut` false searches the roots settled_at_root answers too
   // (tests compare the two).
   SearchResult run(Position& pos, const SearchLimits& limits, bool root_shortcut);
@@ -131,8 +133,6 @@ class Solver {
   bool settled_at_root(Position& pos, const SearchLimits& limits, SearchResult& result);
   static bool three_plies_settle(const SearchLimits& limits);
   static void on_tick(void* self);
-  // `line`: a line just read, sent with this report only (SearchProgress::line).
-  void report_progress(const std::vector<Move>* line = nullptr);
 
   std::unique_ptr<TranspositionTable> tt_;
   Worker main_{tt_.get(), 0};
@@ -140,7 +140,6 @@ class Solver {
   Helpers helpers_;
   Progress progress_;
   std::atomic<bool> stop_requested_{false};
-  TreeRefiner::Stats refine_stats_;  // the last solve's refinement walk
   // The root of a solve given as text, kept between solves: a new Position costs a
   // bulk caller's mate-in-one more than its search (its state stack and a parse).
   Position root_;

@@ -301,8 +301,8 @@ class Monitor {
 
 // ---------------------------------------------------------------------------
 // The search classes' private state, for the concept tests below: Worker and
-// Solver keep it private, friends to the classes that search with it and to
-// this one (a declaration only: nothing of it is compiled into the package).
+// Solver keep it private and name this struct their only friend (a
+// declaration only: nothing of it is compiled into the package).
 struct Access {
   static SearchMonitor& monitor(Worker& w) { return w.monitor_; }
   static FutilityJudge& futility(Worker& w) { return w.futility_; }

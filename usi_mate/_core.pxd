@@ -106,7 +106,6 @@ cdef extern from "solver.h" namespace "usi_mate":
         bint stop_requested() nogil
         void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms)
         int hashfull()
-        uint64_t hash_bytes()
 
 
 cdef extern from "api.h" namespace "usi_mate::api":
