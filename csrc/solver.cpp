@@ -48,7 +48,7 @@ Worker::Worker(TranspositionTable* tt, int id) : tt_(tt) {
 
 Solver::~Solver() {
   helpers_.stop.store(true, std::memory_order_relaxed);
-  for (auto& t : helpers_.threads) t->join();
+  for (auto& t : helpers_.threads) t->wait();
 }
 
 void Solver::set_threads(int n) {
@@ -85,7 +85,7 @@ Solver::HelperScope::HelperScope(Solver& s, uint16_t budget, bool fresh) : s_(s)
     h->follow(s.main_, &hs.stop);
     if (fresh) root->set_sfen(hs.root_sfen);
     std::atomic<bool>* resolved = &hs.resolved;
-    hs.threads[i]->start([h, root, budget, fresh, resolved] { h->help(*root, budget, fresh, resolved); });
+    hs.threads[i]->run([h, root, budget, fresh, resolved] { h->help(*root, budget, fresh, resolved); });
   }
 }
 
@@ -94,7 +94,7 @@ Solver::HelperScope::~HelperScope() {
   if (hs.workers.empty()) return;
   hs.stop.store(true, std::memory_order_relaxed);
   for (size_t i = 0; i < hs.workers.size(); ++i) {
-    hs.threads[i]->join();
+    hs.threads[i]->wait();
     hs.nodes += hs.workers[i]->nodes();
     s_.main_.futility().add_cuts(hs.workers[i]->futility().take_cuts());
   }

@@ -8,6 +8,8 @@ agree, and stop() is as prompt as with one thread.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
 
 import pytest
@@ -99,3 +101,32 @@ def test_the_first_thread_gives_way_when_a_helper_has_resolved_the_root():
     (nodes, resolved), (nested_nodes, proven) = _yielding_first_proof(sfen)
     assert not resolved and nodes < 200  # the root's checks looked up, nothing more
     assert proven and nested_nodes > 10 * nodes
+
+
+def _solve_in_child(solver, sfen, out):
+    r = solver.solve(sfen, nodes_limit=2_000_000)
+    out.put((r.status, r.mate_length))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
+def test_a_solver_with_parked_helpers_searches_in_a_forked_child():
+    """The helper threads are parked between searches, and a child of fork() has none of
+    them: the child's Solver starts its own instead of handing work to a thread that
+    exists only in the parent (which would wait for ever)."""
+    sfen, length = KNOWN[0]
+    solver = Solver(32, threads=2)
+    first = solver.solve(sfen, nodes_limit=2_000_000)  # the helpers now exist, parked
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    child = ctx.Process(target=_solve_in_child, args=(solver, sfen, out))
+    child.start()
+    try:
+        assert out.get(timeout=120) == (first.status, length)
+    finally:
+        child.join(timeout=60)
+        if child.is_alive():
+            child.kill()
+    assert child.exitcode == 0
+    assert (
+        solver.solve(sfen, nodes_limit=2_000_000).mate_length == length
+    )  # the parent's still serve
