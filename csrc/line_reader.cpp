@@ -138,7 +138,8 @@ bool LineReader::extract_line(int ply, uint64_t path_key, uint16_t budget, bool 
 // (recorded_lengths_only_).
 bool LineReader::budget_spent(bool exact) {
   if (!recorded_lengths_only_ && (++positions_ & 15) == 0) w_.poll();
-  if (w_.monitor().exhausted() || (w_.limits().line_read_positions && positions_ >= w_.limits().line_read_positions)) {
+  if (w_.monitor().exhausted() ||
+      (w_.limits().test.line_read_positions && positions_ >= w_.limits().test.line_read_positions)) {
     if (exact) return true;
     recorded_lengths_only_ = true;
   }

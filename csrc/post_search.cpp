@@ -111,7 +111,7 @@ void PostSearch::narrow_length(uint16_t& best, int& lo, KeptLine* kept) {
       int candidates = (int(best) - 4 - lo) / 2;  // budgets lo+2 .. best-4
       progress = attempt(lo + 2 * ((candidates + 1) / 2)) != 0;
     }
-    if (!progress && kept && w_.limits().line_pass && !spent()) {
+    if (!progress && kept && w_.limits().test.line_pass && !spent()) {
       keep_line(best, *kept);
       progress = shorten_along_line(best, kept->moves, effort);
     }
@@ -320,7 +320,8 @@ void PostSearch::run() {
   out_of_time_ =
       w_.monitor().caller_budget_spent() || Clock::now() >= w_.monitor().caller_deadline() || solver_.stop_requested();
   if (!out_of_time_) read_first_line();
-  if (min_length() && !out_of_time_ && w_.limits().refine_passes && first_.have && first_.moves.size() > kWalkMinPlies)
+  if (min_length() && !out_of_time_ && w_.limits().test.refine_passes && first_.have &&
+      first_.moves.size() > kWalkMinPlies)
     walk();
   // 2. The shortest mate.
   bool from_tree = first_.have && first_.tree < first_len_ && !first_.walk_confirmed;
@@ -384,7 +385,7 @@ void PostSearch::walk() {
   bool walked;
   {
     auto scope = w_.budget_scope(share_ == SearchMonitor::kNoLimit ? first_nodes_ : share_ / 4);
-    walked = walk.run(root_key_, w_.limits().refine_passes);
+    walked = walk.run(root_key_, w_.limits().test.refine_passes);
   }
   result_.refine = walk.stats();
   uint16_t bound = walk.root().len;

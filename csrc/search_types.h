@@ -70,6 +70,22 @@ constexpr uint64_t kDefaultHashMb = 256;
 // asked for: muso-088's disproof tree walks 6,189 positions.
 constexpr uint64_t kDefaultCertifyNodes = 2000000;
 
+// Test hooks: set only by the tests' own extension (tests/usi_mate_testing.pyx,
+// csrc/testing.h); the Python API never sets them, so a search from it runs
+// with these defaults.
+struct TestHooks {
+  // A line read goes on with recorded lengths after visiting this many
+  // positions (0: never), as it does past its deadline (line_reader.cpp).
+  uint64_t line_read_positions = 0;
+  // The shortest-mate search looks for shorter mates along its line from the
+  // end up after a round of attempts at the root that settles nothing
+  // (post_search.cpp, shorten_along_line); false asks only at the root.
+  bool line_pass = true;
+  // Passes of the refinement walk over the proven tree (refine.h) before the
+  // length search; 0: none (for tests and measurements).
+  int refine_passes = 4;
+};
+
 struct SearchLimits {
   uint64_t nodes = 0;    // 0 = no limit
   uint64_t time_ms = 0;  // 0 = no limit
@@ -95,19 +111,8 @@ struct SearchLimits {
   // a search short.
   uint64_t futility_node_cap = 0;
 
-  // Test hooks: set only by the tests' own extension (tests/usi_mate_testing.pyx,
-  // csrc/testing.h); the Python API never sets them, so a search from it runs
-  // with these defaults.
-  // A line read goes on with recorded lengths after visiting this many
-  // positions (0: never), as it does past its deadline (line_reader.cpp).
-  uint64_t line_read_positions = 0;
-  // The shortest-mate search looks for shorter mates along its line from the
-  // end up after a round of attempts at the root that settles nothing
-  // (post_search.cpp, shorten_along_line); false asks only at the root.
-  bool line_pass = true;
-  // Passes of the refinement walk over the proven tree (refine.h) before the
-  // length search; 0: none (for tests and measurements).
-  int refine_passes = 4;
+  // Test hooks (TestHooks): set only by csrc/testing.h.
+  TestHooks test;
 
   // The composers' count applies: futile interpositions left out of the shortest
   // mate (only the length search judges them; a first proof counts every reply).

@@ -133,23 +133,23 @@ struct LineSolve {
 };
 
 // A solve whose line reads go on recorded lengths after `read_positions`
-// positions (SearchLimits::line_read_positions; 0: never).
+// positions (TestHooks::line_read_positions; 0: never).
 inline LineSolve solve_with_line_cut(const std::string& sfen, uint64_t nodes, int post_search, uint64_t read_positions,
                                      uint64_t hash_mb) {
   SearchLimits limits;
   limits.nodes = nodes;
   limits.post_search = PostSearchLevel(post_search);
-  limits.line_read_positions = read_positions;
+  limits.test.line_read_positions = read_positions;
   SearchResult r = solve_fresh(sfen, limits, hash_mb);
   return {int(r.status), api::to_usi(r.pv)};
 }
 
 // A MinLength solve within `nodes`, with or without the search for shorter
-// mates along the line from its end up (SearchLimits::line_pass).
+// mates along the line from its end up (TestHooks::line_pass).
 inline LineSolve solve_with_line_pass(const std::string& sfen, uint64_t nodes, bool line_pass, uint64_t hash_mb) {
   SearchLimits limits;
   limits.nodes = nodes;
-  limits.line_pass = line_pass;
+  limits.test.line_pass = line_pass;
   SearchResult r = solve_fresh(sfen, limits, hash_mb);
   return {int(r.status), api::to_usi(r.pv)};
 }
@@ -572,7 +572,7 @@ class ReaderBench {
     Position pos;
     pos.set_sfen(sfen_);
     Access::pos(w) = &pos;
-    Access::limits(w).line_read_positions = read_positions;
+    Access::limits(w).test.line_read_positions = read_positions;
     Access::monitor(w).start(0, 0, &stop_);
     uint64_t root_key = pos.full_key();
     Access::path(w).insert(root_key);
@@ -595,7 +595,7 @@ class ReaderBench {
       out.nodes = Access::nodes(w) - before;
     }
     Access::path(w).erase(root_key);
-    Access::limits(w).line_read_positions = 0;
+    Access::limits(w).test.line_read_positions = 0;
     Access::pos(w) = nullptr;
     return out;
   }

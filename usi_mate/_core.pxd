@@ -58,8 +58,8 @@ cdef extern from "search_types.h" namespace "usi_mate":
         bint ignore_futile_interpositions
         uint64_t certify_nodes
         uint64_t futility_node_cap
-        # (line_read_positions, line_pass, refine_passes: test hooks, set only by
-        # the tests' own extension through csrc/testing.h, never from here.)
+        # (test: TestHooks, set only by the tests' own extension through
+        # csrc/testing.h, never from here.)
 
     const unsigned int kDefaultMinLengthEffort "usi_mate::kDefaultMinLengthEffort"
     const uint64_t kMinLengthMinNodes "usi_mate::kMinLengthMinNodes"
