@@ -72,29 +72,29 @@ bool PostSearch::rebuild_line(uint16_t budget, bool exact, bool tie_break, std::
 // (`kept` null) the innermost one (then the bounds are not reported as
 // progress). Otherwise the line of the best mate so far is kept read
 // (keep_line) before each attempt.
-void PostSearch::narrow_length(uint16_t& best, int& lo, KeptLine* kept) {
+void PostSearch::narrow_length(LengthBounds& bounds, KeptLine* kept) {
   bool verifying = kept == nullptr;
   // (Verifying, the step down to best - 2 is expected to fail: start small.)
   uint64_t effort = verifying ? kMinAttemptNodes : std::max<uint64_t>(w_.nodes(), kMinAttemptNodes);
   auto attempt = [&](int b) -> int {  // 1: mate within b, -1: none, 0: undecided
-    if (kept) keep_line(best, *kept);
+    if (kept) keep_line(bounds.best, *kept);
     NodeValue w;
     {
       auto scope = w_.budget_scope(effort);
       w = solver_.prove_root(root_key_, uint16_t(b), false);
     }
     if (w.pn == 0) {
-      best = std::min<uint16_t>(best, w.mate_len);
+      bounds.mate_found(w.mate_len);
       if (!verifying) {
-        solver_.note_mate_upper(best);
+        solver_.note_mate_upper(bounds.best);
         solver_.report_progress();
       }
       return 1;
     }
     if (w.dn == 0 && !w_.seen().depth_cut) {
-      lo = b;
+      bounds.none_within(b);
       if (!verifying) {
-        if (!w_.futility().cut_short()) solver_.note_mate_lower(uint16_t(lo + 2));  // reported as proven
+        if (!w_.futility().cut_short()) solver_.note_mate_lower(uint16_t(bounds.proven_lower()));  // reported as proven
         solver_.report_progress();
       }
       return -1;
@@ -103,17 +103,14 @@ void PostSearch::narrow_length(uint16_t& best, int& lo, KeptLine* kept) {
   };
   // The innermost budget: the length search's share (post_search) or the verification's.
   auto spent = [&] { return w_.should_stop(); };
-  while (!spent() && int(best) - 2 > lo) {
-    if (attempt(int(best) - 2) != 0) continue;
+  while (!spent() && !bounds.settled()) {
+    if (attempt(bounds.step_down()) != 0) continue;
     if (spent()) break;
-    bool progress = false;
-    if (int(best) - 4 > lo) {
-      int candidates = (int(best) - 4 - lo) / 2;  // budgets lo+2 .. best-4
-      progress = attempt(lo + 2 * ((candidates + 1) / 2)) != 0;
-    }
+    int halfway = bounds.halfway();
+    bool progress = halfway >= 0 && attempt(halfway) != 0;
     if (!progress && kept && w_.limits().test.line_pass && !spent()) {
-      keep_line(best, *kept);
-      progress = shorten_along_line(best, kept->moves, effort);
+      keep_line(bounds.best, *kept);
+      progress = shorten_along_line(bounds.best, kept->moves, effort);
     }
     if (!progress) effort *= 2;
   }
@@ -222,22 +219,22 @@ bool PostSearch::verify_min_length(uint16_t& best, std::vector<Move>& line, uint
     auto scope = w_.budget_scope(budget);
     NodeValue w = solver_.prove_root(root_key_, best, true);  // (fresh: the helpers forget their memos too)
     if (w.pn == 0 && w_.futility().cut_short() == cuts) {
-      uint16_t b = w.mate_len;
-      int lo = (b % 2) ? -1 : -2;
+      LengthBounds v = LengthBounds::after_mate(w.mate_len);
       {
         // From below (narrow_length) with half the budget, then "no mate
         // within b - 2" asked at once with the rest: which settles a problem
         // first varies (a refutation from below leaves lower bounds in the
         // table; one asked at once wastes no attempts).
         auto half = w_.budget_scope(budget / 2);
-        narrow_length(b, lo, nullptr);
+        narrow_length(v, nullptr);
       }
-      if (int(b) - 2 > lo && !w_.should_stop()) {
-        NodeValue v = solver_.prove_root(root_key_, uint16_t(b - 2), false);
-        if (v.pn == 0) b = v.mate_len;
-        if (v.dn == 0 && !w_.seen().depth_cut) lo = b - 2;
+      if (!v.settled() && !w_.should_stop()) {
+        NodeValue r = solver_.prove_root(root_key_, uint16_t(v.step_down()), false);
+        if (r.pn == 0) v.best = r.mate_len;
+        if (r.dn == 0 && !w_.seen().depth_cut) v.lo = v.best - 2;
       }
-      bool minimal = int(b) - 2 <= lo;
+      uint16_t b = v.best;
+      bool minimal = v.settled();
       if (b < best && w_.futility().cut_short() == cuts && !w_.should_stop()) {
         std::vector<Move> shorter;
         if (rebuild_line(b, minimal, true, shorter)) {
@@ -328,13 +325,13 @@ void PostSearch::run() {
   bool minimal = search_length();
   shortening.reset();  // the line and a verification below answer for a minimum already found
   line_nodes_ += kept_.nodes;
-  bool table_proves = !from_tree || best_ < first_.tree;
+  bool table_proves = !from_tree || bounds_.best < first_.tree;
   // 3. The line of that length.
   bool exact = false;
   bool ok = read_answer_line(minimal, table_proves, exact);
   // A mate in one is the shortest there is, and its line (one move, no defence
   // to choose) is exact however the reads were cut short (a stop at once).
-  if (ok && minimal && best_ == 1 && result_.pv.size() == 1) exact = true;
+  if (ok && minimal && bounds_.best == 1 && result_.pv.size() == 1) exact = true;
   // A defender to move whose every reply is a futile interposition is mated at
   // once by the composers' count (length 0), yet it can move: an empty line
   // would read as "already checkmated" and a GUI would show no mate.
@@ -347,8 +344,8 @@ void PostSearch::run() {
   // when the minimum holds with every judgement settled. The line itself is
   // the capped search's, unless the verification proves a shorter mate (then
   // that one and its line).
-  bool proven_min =
-      ok && exact && !all_futile_root && (!w_.futility().cut_short() || verify_min_length(best_, result_.pv, share_));
+  bool proven_min = ok && exact && !all_futile_root &&
+                    (!w_.futility().cut_short() || verify_min_length(bounds_.best, result_.pv, share_));
   claim(ok, proven_min, all_futile_root);
 }
 
@@ -417,22 +414,22 @@ void PostSearch::walk() {
 // read within it only once an attempt has proven a mate that short (run's
 // `table_proves`).
 bool PostSearch::search_length() {
-  best_ = first_len_;
-  if (first_.have && first_.tree < first_len_) best_ = first_.tree;
-  solver_.note_mate_upper(best_);
+  bounds_.best = first_len_;
+  if (first_.have && first_.tree < first_len_) bounds_.best = first_.tree;
+  solver_.note_mate_upper(bounds_.best);
   // The first line, read whole, is the first kept line (keep_line); its read
   // counts in the reads' cost.
   if (first_.have && !first_.cut_short) {
     kept_.moves = first_.moves;
     // (The walk's line takes the longest defences: read it again within the
     // proven bound for the composers' choices.)
-    kept_.budget = first_.walk_confirmed ? first_len_ : best_;
+    kept_.budget = first_.walk_confirmed ? first_len_ : bounds_.best;
     kept_.cost = reader_.positions() + line_nodes_;
   }
-  lo_ = (best_ % 2) ? -1 : -2;  // no mate within lo plies (trivially)
+  bounds_ = LengthBounds::after_mate(bounds_.best);
   if (!min_length()) return false;
-  narrow_length(best_, lo_, &kept_);
-  bool minimal = int(best_) - 2 <= lo_;
+  narrow_length(bounds_, &kept_);
+  bool minimal = bounds_.settled();
   if (!minimal) {
     StopReason why = w_.monitor().caller_budget_spent() ? w_.monitor().reason() : StopReason::None;
     if (why == StopReason::None && solver_.stop_requested()) why = StopReason::Stopped;
@@ -450,12 +447,12 @@ bool PostSearch::read_answer_line(bool minimal, bool table_proves, bool& exact) 
   uint64_t before = w_.nodes();
   if (minimal) {
     auto scope = w_.budget_scope(std::max<uint64_t>(4 * w_.nodes(), kExactLineMinNodes));
-    ok = exact = rebuild_line(best_, true, true, result_.pv);
+    ok = exact = rebuild_line(bounds_.best, true, true, result_.pv);
   }
   bool cut_short = false;
   if (!ok && w_.limits().post_search != PostSearchLevel::None) {
     auto scope = grace_scope(kFallbackNodes[0]);
-    ok = rebuild_line(table_proves ? best_ : first_len_, false, true, result_.pv, &cut_short);
+    ok = rebuild_line(table_proves ? bounds_.best : first_len_, false, true, result_.pv, &cut_short);
   }
   line_nodes_ += w_.nodes() - before;
   // A read cut short may err short: then the kept line (read whole: the first
@@ -464,8 +461,8 @@ bool PostSearch::read_answer_line(bool minimal, bool table_proves, bool& exact) 
   // root's proven bound: it is not short then (a cut line at muso-030's
   // published length lost to a longer first line; docs/DFPN.md, "Mate lengths
   // and the shortest mate", step 3).
-  if (ok && cut_short && result_.pv.size() < best_ && !kept_.moves.empty() &&
-      (kept_.budget == best_ || kept_.moves.size() > result_.pv.size()))
+  if (ok && cut_short && result_.pv.size() < bounds_.best && !kept_.moves.empty() &&
+      (kept_.budget == bounds_.best || kept_.moves.size() > result_.pv.size()))
     result_.pv = kept_.moves;
   // Read within the root's record, longer than the first line's tree: the
   // first line.
@@ -498,12 +495,12 @@ bool PostSearch::answer_strict_line() {
 }
 
 void PostSearch::claim(bool ok, bool proven_min, bool all_futile_root) {
-  solver_.note_mate_upper(best_);
+  solver_.note_mate_upper(bounds_.best);
   w_.note_root(0, PN_INF);  // (after the verification's own root searches)
   if (ok) {
     result_.status = MateStatus::Mate;
-    if (proven_min) result_.min_length = result_.min_length_lower = best_;
-    if (!proven_min && lo_ >= 0 && !w_.futility().cut_short()) result_.min_length_lower = lo_ + 2;
+    if (proven_min) result_.min_length = result_.min_length_lower = bounds_.best;
+    if (!proven_min && bounds_.lo >= 0 && !w_.futility().cut_short()) result_.min_length_lower = bounds_.proven_lower();
     if (!proven_min && min_length() && !all_futile_root && result_.length_stop == StopReason::None)
       result_.length_stop = solver_.stop_requested() ? StopReason::Stopped : StopReason::Effort;
   } else {

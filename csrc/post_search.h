@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "length_bounds.h"
 #include "monitor.h"
 #include "node.h"
 #include "search_types.h"
@@ -56,7 +57,7 @@ class PostSearch {
   void claim(bool ok, bool proven_min, bool all_futile_root);
 
   SearchMonitor::Scope grace_scope(uint64_t own_nodes);
-  void narrow_length(uint16_t& best, int& lo, KeptLine* kept);
+  void narrow_length(LengthBounds& bounds, KeptLine* kept);
   void keep_line(uint16_t best, KeptLine& kept);
   bool shorten_along_line(uint16_t best, const std::vector<Move>& line, uint64_t effort);
   bool verify_min_length(uint16_t& best, std::vector<Move>& line, uint64_t cap);
@@ -77,9 +78,8 @@ class PostSearch {
   uint64_t line_nodes_ = 0;     // nodes spent reading lines
   FirstLine first_;
   KeptLine kept_;
-  uint16_t best_ = 0;         // the shortest mate proven so far
-  int lo_ = -2;               // no mate within lo_ plies (proven)
-  bool out_of_time_ = false;  // the caller's limits or stop() came before the post-search
+  LengthBounds bounds_{0, -2};  // the shortest mate proven so far, and none below lo (proven)
+  bool out_of_time_ = false;    // the caller's limits or stop() came before the post-search
 };
 
 }  // namespace usi_mate

@@ -101,6 +101,7 @@ _or_node_disproof_hand = _testing._or_node_disproof_hand
 _path_result_key = _testing._path_result_key
 _FutilityJudgeBench = _testing._FutilityJudgeBench
 _FutilityMemo = _testing._FutilityMemo
+_LengthBounds = _testing._LengthBounds
 _LineMemoTable = _testing._LineMemoTable
 _LineReaderBench = _testing._LineReaderBench
 _PathSet = _testing._PathSet

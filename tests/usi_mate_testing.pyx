@@ -24,6 +24,20 @@ cdef extern from "tt.h" namespace "usi_mate":
     const unsigned short c_LEN_INF "usi_mate::LEN_INF"
 
 
+cdef extern from "length_bounds.h" namespace "usi_mate":
+    cdef cppclass CLengthBounds "usi_mate::LengthBounds":
+        unsigned short best
+        int lo
+        @staticmethod
+        CLengthBounds after_mate(unsigned short)
+        bint settled()
+        int step_down()
+        int halfway()
+        void mate_found(unsigned short)
+        void none_within(int)
+        int proven_lower()
+
+
 cdef extern from "testing.h" namespace "usi_mate::testing":
     bint t_hand_superior_or_equal "usi_mate::testing::hand_superior_or_equal"(const vector[int]&, const vector[int]&) except +
     vector[int] t_hand_meet "usi_mate::testing::hand_meet"(const vector[int]&, const vector[int]&) except +
@@ -698,3 +712,38 @@ cdef class _LineReaderBench:
             "positions": r.positions,
             "nodes": r.nodes,
         }
+
+
+cdef class _LengthBounds:
+    """usi_mate::LengthBounds (csrc/length_bounds.h): the length search's arithmetic."""
+
+    cdef CLengthBounds b
+
+    def __init__(self, int first_len):
+        self.b = CLengthBounds.after_mate(first_len)
+
+    @property
+    def best(self):
+        return self.b.best
+
+    @property
+    def lo(self):
+        return self.b.lo
+
+    def settled(self):
+        return self.b.settled()
+
+    def step_down(self):
+        return self.b.step_down()
+
+    def halfway(self):
+        return self.b.halfway()
+
+    def mate_found(self, int length):
+        self.b.mate_found(length)
+
+    def none_within(self, int budget):
+        self.b.none_within(budget)
+
+    def proven_lower(self):
+        return self.b.proven_lower()
