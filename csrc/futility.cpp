@@ -177,7 +177,7 @@ bool FutilityJudge::is_futile_drop(int ply, uint64_t path_key, Move drop, uint16
 // those shorter mates and the drop is judged again. Judged against the proven
 // lengths alone, the count depended on which proofs came first: a drop that
 // lets the king take the checker two plies later could count futile, and a
-// minimum too short be claimed (yaneuraou mate11-0064, docs/FUTILE.md).
+// minimum too short be claimed (docs/FUTILE.md).
 // A reply's question is a sub-search capped as a judgement's; one left open
 // there keeps the judgement against the proven lengths (futile) and counts it
 // cut short (cuts_), so no minimum rests on it unverified. Memoised

@@ -81,7 +81,7 @@ bool LineReader::child_line(int ply, uint64_t path_key, uint64_t memo_key, uint1
 // checked one ply further: the shortest mate the table records for the
 // attacker's checks there, plus one, when that is shorter. A record goes
 // stale when a shorter mate is proven below it later, and the records one ply
-// down can be far fresher (zukou-099); two or three plies further gained
+// down can be far fresher; two or three plies further gained
 // nothing on the lines measured (docs/USI.md, "Limits").
 uint16_t LineReader::fresher_length(Move reply, uint16_t recorded) {
   if (recorded == 0 || recorded >= BUDGET_NONE) return recorded;
@@ -252,8 +252,8 @@ bool LineReader::choose_check(const Read& rd, const MoveList& list, uint16_t rc,
     if (recorded[i] < recorded[pick]) pick = i;
   chosen_len = recorded[pick];
   // The attacker mates fastest and, composers add, uses up the pieces in
-  // hand (zukou-025, -059: two mates of one length, one leaving a piece,
-  // decide which defence is the longest without spare pieces).
+  // hand (two mates of one length, one leaving a piece, decide which
+  // defence is the longest without spare pieces: docs/DFPN.md).
   if (tie_break && np > 1 && rc <= kSpareHorizon) {
     int best = fewest_spare_check(rd, proven, recorded, np, pick, rc);
     if (best >= 0) {
@@ -317,9 +317,9 @@ bool LineReader::replies_mated(const Read& rd, const MoveList& list, uint16_t rc
 //
 // Composers' convention (駒余り): a defence whose line ends with pieces left
 // in the attacker's hand is not the answer when another defence ends with
-// none, even a shorter one (shtsume's defence ordering; zukou-015 and
-// zukou-019 are published with shorter defences than the longest, which leave
-// a gold and a pawn: docs/DFPN.md, "Mate lengths and the shortest mate"). With
+// none, even a shorter one (shtsume's defence ordering; classics are published
+// with shorter defences than the longest where that one leaves pieces:
+// docs/DFPN.md, "Mate lengths and the shortest mate"). With
 // tie_break, the lines are read to their ends for this, while they are at most
 // kSpareHorizon plies long: spare pieces arise near the end of a line.
 int LineReader::longest_proven_reply(const Read& rd, const MoveList& list, uint16_t rc, uint16_t& t,
@@ -385,8 +385,8 @@ int LineReader::level_candidates(const Read& rd, const MoveList& list, uint16_t 
 // line and its length: no spare pieces first, then the longest line, then the
 // fewest spare pieces. A line can come out shorter than its level under the
 // composers' count, since a drop futile against a longer bound may be
-// resistance against a shorter one (zukou-056: taking the level's first reply
-// answered a line shorter than the proven minimum; docs/DFPN.md, "Mate lengths
+// resistance against a shorter one (taking the level's first reply could
+// answer a line shorter than the proven minimum; docs/DFPN.md, "Mate lengths
 // and the shortest mate", step 3). `best_spare` and `best_key` (its line's
 // memo key, 0: not read) of the chosen one.
 int LineReader::best_candidate(const Read& rd, const MoveList& list, const int* candidates, int nc, uint16_t t,
@@ -423,8 +423,8 @@ int LineReader::best_candidate(const Read& rd, const MoveList& list, const int* 
 // reads): its own line, read to the end by the same rules. Recorded proof
 // lengths go stale as the post-search finds shorter mates deeper down (two
 // replies recorded equally long can have lines far apart, and ranking by the
-// records may take the shorter: zukou-004, docs/DFPN.md, "Mate lengths and
-// the shortest mate", step 3); lines never overstate a mate, so the longest
+// records may take the shorter: docs/DFPN.md, "Mate lengths and the
+// shortest mate", step 3); lines never overstate a mate, so the longest
 // of them errs long, never short. `t` gets the plies the chosen reply's line
 // is read within; the defences not taken bound the tree.
 int LineReader::longest_read_reply(Read& rd, const MoveList& list, const uint16_t* lens, uint16_t rc, uint16_t& t,

@@ -64,9 +64,9 @@ bool PostSearch::rebuild_line(uint16_t budget, bool exact, bool tie_break, std::
 // (shorten_along_line, not when verifying); a round that settles nothing
 // doubles the effort. Bisecting alone could spend the whole time limit
 // refuting a budget far below the first proof while a shorter mate was one
-// step below it (zukou-017). Refutations from below also leave lower
+// step below it. Refutations from below also leave lower
 // bounds of the mate's length in the table that make the next refutation
-// cheap, where the same question asked at once may not finish (zukou-041).
+// cheap, where the same question asked at once may not finish.
 // Both: docs/DFPN.md, "Mate lengths and the shortest mate", step 2. Until
 // best - 2 <= lo or the budget is spent: the caller's, or when verifying
 // (`kept` null) the innermost one (then the bounds are not reported as
@@ -124,8 +124,8 @@ void PostSearch::narrow_length(LengthBounds& bounds, KeptLine* kept) {
 // alternatives. A long work's saving can lie near the end of its line, where
 // the root's attempts, which must find it through every ply above, do not
 // get; asked from the end up, the node at the saving finds it cheaply and the
-// nodes above it mostly cheaper still (Microcosmos; docs/DFPN.md, "Shorter
-// mates along the line"). All within `effort`, each node within a quarter of
+// nodes above it mostly cheaper still (docs/DFPN.md, "Shorter mates along
+// the line"). All within `effort`, each node within a quarter of
 // it. True when the root's reply on the line is then proven within best - 3,
 // so that the next step down finds the mate.
 bool PostSearch::shorten_along_line(uint16_t best, const std::vector<Move>& line, uint64_t effort) {
@@ -173,9 +173,8 @@ bool PostSearch::shorten_along_line(uint16_t best, const std::vector<Move>& line
 // first line), and a read cut there may err short (then it loses to the kept
 // line). A line is read as soon as it is proven, while the proof is whole in
 // the table: the attempts after it replace proofs, which a later read must
-// prove again (新扇詰; docs/DFPN.md, "Mate lengths and the shortest mate",
-// step 2). The reads' cost (positions and nodes, the first line's included)
-// stays within a fifth of the search: past it, the read waits.
+// prove again (docs/DFPN.md, "Mate lengths and the shortest mate", step 2). The reads' cost (positions and nodes, the
+// first line's included) stays within a fifth of the search: past it, the read waits.
 void PostSearch::keep_line(uint16_t best, KeptLine& kept) {
   if (kept.budget <= best || 4 * kept.cost > w_.nodes()) return;
   uint64_t before = w_.nodes();
@@ -458,7 +457,7 @@ bool PostSearch::read_answer_line(bool minimal, bool table_proves, bool& exact) 
   // A read cut short may err short: then the kept line (read whole: the first
   // line, or the last one keep_line read), when it was read within `best` or
   // is longer (it errs long). Not when the cut line is as long as `best`, the
-  // root's proven bound: it is not short then (a cut line at muso-030's
+  // root's proven bound: it is not short then (such a cut line at the
   // published length lost to a longer first line; docs/DFPN.md, "Mate lengths
   // and the shortest mate", step 3).
   if (ok && cut_short && result_.pv.size() < bounds_.best && !kept_.moves.empty() &&

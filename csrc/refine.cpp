@@ -90,7 +90,7 @@ bool TreeRefiner::run(uint64_t root_key, int passes) {
 // nodes, and the next pass walks it, carrying the saving to the root through
 // the values. A bounded search from the root would have to find it again
 // through every ply above, hopeless when a long work's saving lies near the
-// end of its line (Microcosmos; docs/DFPN.md, "The refinement walk"). True
+// end of its line (docs/DFPN.md, "The refinement walk"). True
 // when some check now has a mate shorter than the line's from there.
 bool TreeRefiner::ask_along_line(uint64_t root_key) {
   int len = int(line_.size());

@@ -98,8 +98,8 @@ class PathSet {
 // path?", so the order of the ancestors does not matter), salted by the
 // length budget. The node must stay apart from the set: with one XOR over
 // ancestors and node, the result for D below A-B-C had the key of C below
-// A-B-D, and a king walking back and forth reaches both (the false "no mate"
-// on FAIRWAY, issue 16).
+// A-B-D, and a king walking back and forth reaches both (a false "no mate" on a
+// long work: docs/DFPN.md, "Repetition (GHI)").
 inline uint64_t path_result_key(uint64_t ancestors, uint64_t node, uint64_t budget_salt) {
   return mix64(ancestors ^ budget_salt) ^ node;
 }

@@ -67,7 +67,7 @@ constexpr int kMaxPly = 4000;
 // entries of 32 bytes; usi_mate._core.DEFAULT_HASH_MB).
 constexpr uint64_t kDefaultHashMb = 256;
 // The Python API's default of SearchLimits::certify_nodes when a certificate is
-// asked for: muso-088's disproof tree walks 6,189 positions.
+// asked for, far above the certificates of the classics (docs/BENCHMARKS.md).
 constexpr uint64_t kDefaultCertifyNodes = 2000000;
 
 // Test hooks: set only by the tests' own extension (tests/usi_mate_testing.pyx,
