@@ -15,18 +15,19 @@ void TranspositionTable::resize(uint64_t mb) {
   uint64_t old = capacity_;
   clusters_.reset();  // free first so that old and new never coexist
   capacity_ = count_ = used_ = 0;
-  auto* p = static_cast<Cluster*>(std::calloc(n, sizeof(Cluster)));
+  auto* p = static_cast<Cluster*>(zeroed_alloc(n * sizeof(Cluster)));
   if (!p) {
     // Put the old size back (it fitted before), then report the failure.
-    p = static_cast<Cluster*>(std::calloc(old ? old : 1, sizeof(Cluster)));
+    uint64_t back = old ? old : 1;
+    p = static_cast<Cluster*>(zeroed_alloc(back * sizeof(Cluster)));
     if (p) {
-      clusters_.reset(p);
-      capacity_ = old ? old : 1;
+      clusters_ = std::unique_ptr<Cluster[], Free>(p, Free{back * sizeof(Cluster)});
+      capacity_ = back;
       count_ = initial_count();
     }
     throw std::bad_alloc();
   }
-  clusters_.reset(p);
+  clusters_ = std::unique_ptr<Cluster[], Free>(p, Free{n * sizeof(Cluster)});
   capacity_ = n;
   count_ = initial_count();
   counted_ = !shared_;

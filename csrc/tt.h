@@ -38,6 +38,7 @@
 
 #include "bitops.h"
 #include "hand.h"
+#include "zeroed.h"
 
 namespace usi_mate {
 
@@ -195,11 +196,12 @@ class TranspositionTable {
     return mul_hi64(key & ~uint64_t(1), count_);
   }
   struct Free {
-    void operator()(void* p) const { std::free(p); }
+    size_t bytes;  // (no initialiser: a nested class's keeps it from being default-constructible here)
+    void operator()(void* p) const { zeroed_free(p, bytes); }
   };
-  // calloc, not a vector: the OS hands out zeroed pages lazily, so a 1 GB table
-  // costs nothing until used, where value-initialising a vector wrote every
-  // page up front, at isready (docs/DFPN.md, "Transposition table").
+  // Zeroed pages (zeroed.h), not a vector: the OS hands them out lazily, so a
+  // 1 GB table costs nothing until used, where value-initialising a vector
+  // wrote every page up front, at isready (docs/DFPN.md, "Transposition table").
   std::unique_ptr<Cluster[], Free> clusters_;
   // The table starts in its first kInitialClusters clusters (4 MB) and doubles
   // whenever an eighth of the slots in use is full (kGrowLoad), up to all it

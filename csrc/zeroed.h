@@ -1,8 +1,12 @@
-// A fixed-size array of zeros from calloc, for the search's large per-Solver
-// tables (path set, repetition table, futility memo: ~4 MB). Large blocks come
-// from fresh pages that the kernel zeroes when first touched, where a
-// std::vector wrote every byte up front: a Solver made for a few trivial
-// positions (solve_many, one call) spent ~2 ms wiping memory it never used.
+// Zeroed memory for the search's large tables (the transposition table, and
+// per worker the path set, repetition table and futility memo: ~4 MB). Large
+// blocks are fresh pages from the OS, which zeroes each when first touched,
+// where a std::vector wrote every byte up front: a Solver made for a few
+// trivial positions (solve_many, one call) spent ~2 ms wiping memory it never
+// used. Not calloc for those: glibc raises its mmap threshold to the largest
+// block freed (up to 32 MB), after which calloc takes a block of a few MB from
+// the heap and clears it byte by byte, so a new small Solver cost more to
+// build than a 256 MB one (docs/BENCHMARKS.md, "The cost of a call").
 #pragma once
 
 #include <cstddef>
@@ -10,17 +14,53 @@
 #include <new>
 #include <type_traits>
 
+#if defined(_WIN32)
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
+#include <sys/mman.h>
+#endif
+
 namespace usi_mate {
+
+// Blocks of at least this many bytes are mapped pages; smaller ones calloc's.
+constexpr size_t kZeroedPagesFrom = size_t(64) << 10;
+
+// `bytes` of zeros (null when the memory is not there); free with zeroed_free(p, bytes).
+inline void* zeroed_alloc(size_t bytes) {
+  if (bytes < kZeroedPagesFrom) return std::calloc(bytes ? bytes : 1, 1);
+#if defined(_WIN32)
+  return VirtualAlloc(nullptr, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+#else
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+#endif
+}
+
+inline void zeroed_free(void* p, size_t bytes) {
+  if (!p) return;
+  if (bytes < kZeroedPagesFrom) return std::free(p);
+#if defined(_WIN32)
+  VirtualFree(p, 0, MEM_RELEASE);
+#else
+  munmap(p, bytes);
+#endif
+}
 
 template <class T>
 class ZeroedArray {
   static_assert(std::is_trivially_copyable_v<T>, "zero bytes must be a valid T");
 
  public:
-  explicit ZeroedArray(size_t n) : p_(static_cast<T*>(std::calloc(n ? n : 1, sizeof(T)))), n_(n) {
+  explicit ZeroedArray(size_t n) : p_(static_cast<T*>(zeroed_alloc(bytes(n)))), n_(n) {
     if (!p_) throw std::bad_alloc();
   }
-  ~ZeroedArray() { std::free(p_); }
+  ~ZeroedArray() { zeroed_free(p_, bytes(n_)); }
   ZeroedArray(const ZeroedArray&) = delete;
   ZeroedArray& operator=(const ZeroedArray&) = delete;
 
@@ -31,6 +71,7 @@ class ZeroedArray {
   size_t size() const { return n_; }
 
  private:
+  static size_t bytes(size_t n) { return (n ? n : 1) * sizeof(T); }
   T* p_;
   size_t n_;
 };
