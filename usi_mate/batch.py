@@ -505,10 +505,6 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-class _Terminated(Exception):
-    """SIGTERM arrived: stop like Ctrl-C, exit 143."""
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run ``usi-mate solve`` with ``argv`` (without the program name); return the exit status.
 

@@ -1,11 +1,11 @@
 """Engine options: declared once, validated where they enter, handed to the search typed.
 
 Each option is a frozen dataclass instance (:class:`SpinOption`, :class:`CheckOption`,
-:class:`ComboOption`, :class:`StringOption`, :class:`ButtonOption`) carrying its USI name,
-default, range or choices and a help text. :data:`OPTIONS` is the registry: the ``usi``
-answer lists it in order, and :class:`OptionValues` looks ``setoption`` names up in it
-case-insensitively (GUIs differ in case) and snapshots the current values into a frozen
-:class:`EngineConfig` for the search.
+:class:`ComboOption`) carrying its USI name, default, range or choices and a help text.
+:data:`OPTIONS` is the registry: the ``usi`` answer lists it in order, and
+:class:`OptionValues` looks ``setoption`` names up in it case-insensitively (GUIs differ
+in case) and snapshots the current values into a frozen :class:`EngineConfig` for the
+search.
 
 To add an option (e.g. ``PostSearchLevel``), append one declaration to :data:`OPTIONS`
 and one field of the same ``field`` name to :class:`EngineConfig`; the import-time check
@@ -143,41 +143,6 @@ class ComboOption(Option):
     def usi_line(self) -> str:
         """The ``usi`` answer's line, with each choice: ``... var None var MinLength``."""
         return super().usi_line() + "".join(f" var {c}" for c in self.choices)
-
-
-@dataclass(frozen=True)
-class StringOption(Option):
-    """Free text (USI ``type string``); the empty string travels as ``<empty>``."""
-
-    default: str
-
-    type: ClassVar[str] = "string"
-
-    def parse(self, value_text: str | None) -> str:
-        """Accept any text; ``<empty>`` or no value means the empty string."""
-        text = (value_text or "").strip()
-        return "" if text == "<empty>" else text
-
-    def format(self, value: Any) -> str:
-        """The text, or ``<empty>``."""
-        return str(value) or "<empty>"
-
-
-@dataclass(frozen=True)
-class ButtonOption(Option):
-    """An action without a value (USI ``type button``); ``parse`` returns True when pressed."""
-
-    default: bool
-
-    type: ClassVar[str] = "button"
-
-    def parse(self, value_text: str | None) -> bool:
-        """A press: any value text is ignored."""
-        return True
-
-    def usi_line(self) -> str:
-        """The ``usi`` answer's line: a button has no default."""
-        return f"option name {self.name} type button"
 
 
 # The ranges (hash, nodes, threads) are settings.py's, the one place they are written:

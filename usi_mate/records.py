@@ -142,14 +142,6 @@ class InputShape:
             self.label_chars = max(self.label_chars, len(problem.expected.text))
         self.any_error = self.any_error or bool(problem.error)
 
-    @classmethod
-    def of(cls, problems) -> InputShape:
-        """The shape of these problems."""
-        shape = cls()
-        for p in problems:
-            shape.add(p)
-        return shape
-
 
 class _Writer:
     """Writes records to a text stream, one complete record per write() call.

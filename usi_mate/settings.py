@@ -14,7 +14,7 @@ below are the API's own.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from ._core import (
@@ -31,7 +31,6 @@ from ._core import (
 
 __all__ = [
     "SearchRequest",
-    "SearchSettings",
     "check_int",
     "check_threads",
     "check_hash_mb",
@@ -148,11 +147,3 @@ class SearchRequest:
         if self.certify:  # (read only then)
             check_int("certify_nodes", self.certify_nodes, 0, MAX_NODES)
         check_int("futility_node_cap", self.futility_node_cap, 1, MAX_FUTILITY_NODE_CAP)
-
-    def keywords(self) -> dict[str, Any]:
-        """The request as keywords of :meth:`usi_mate.Solver.solve`."""
-        return asdict(self)
-
-
-# Its earlier name (usi_mate.SearchSettings): the same class.
-SearchSettings = SearchRequest

@@ -129,11 +129,6 @@ _RESULT_FIELDS = tuple(f.name for f in fields(MateResult))
 _field_values = attrgetter(*_RESULT_FIELDS)
 
 
-def _unpickle_result(values: tuple) -> MateResult:
-    """A MateResult pickled by an earlier version (its field values in order)."""
-    return _mate_result_of_values(values)
-
-
 def _python_result_of_values(values: tuple) -> MateResult:
     """The MateResult whose fields are ``values`` (every field, in order), without the
     frozen dataclass's ``__init__`` and its checks."""
