@@ -51,11 +51,24 @@ from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from itertools import compress, islice, repeat
 from operator import attrgetter, is_, itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._core import Position, Solver, start_search_thread
-from .settings import DEFAULT_HASH_MB, SearchRequest, check_hash_mb, check_int, check_threads
+from .settings import (
+    DEFAULT_HASH_MB,
+    SearchOptions,
+    SearchRequest,
+    check_hash_mb,
+    check_int,
+    check_threads,
+    search_request,
+)
 from .types import MateResult
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+elif TYPE_CHECKING:  # (Python 3.10 runs without it: the annotations are never evaluated)
+    from typing_extensions import Unpack
 
 __all__ = [
     "solve_many",
@@ -1252,16 +1265,13 @@ def make_runner(
 
 def solve_many(
     positions: Iterable[Position | str],
+    request: SearchRequest | None = None,
     *,
     jobs: int = 1,
     executor: Executor | None = None,
     hash_mb: int = DEFAULT_HASH_MB,
     threads: int = 1,
-    time_limit_ms: int | None = None,
-    nodes_limit: int | None = None,
-    post_search: str = "MinLength",
-    ignore_futile_interpositions: bool = True,
-    certify: bool = False,
+    **options: Unpack[SearchOptions],
 ) -> Iterator[MateResult]:
     """Solve many positions, yielding one :class:`MateResult` per position in input order.
 
@@ -1269,8 +1279,11 @@ def solve_many(
     (SFEN, ``"sfen ... moves ..."``, ``"startpos moves ..."``), read lazily, at
     most a few chunks per worker ahead of the results (positions go to the workers
     in chunks of about 0.15 s of search, see :class:`ChunkSizer`); a bare string is
-    refused (it would be read one character at a time). Limits apply to each
-    problem; the other keywords are those of :meth:`Solver.solve`.
+    refused (it would be read one character at a time). Each problem is searched as
+    ``request`` (a :class:`SearchRequest`; None: the defaults) with the fields the
+    other keywords name replaced (``options``: ``time_limit_ms``, ``nodes_limit``,
+    ``post_search``, ... as :meth:`Solver.solve` takes them); limits apply to each
+    problem.
 
     Where the searches run: with ``jobs=1`` in this process; with more, in
     ``jobs`` worker processes with a ``hash_mb`` table each (a worker that dies
@@ -1311,14 +1324,8 @@ def solve_many(
         raise TypeError(
             f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
         )
-    request = SearchRequest(
-        time_limit_ms=time_limit_ms,
-        nodes_limit=nodes_limit,
-        post_search=post_search,
-        ignore_futile_interpositions=ignore_futile_interpositions,
-        certify=certify,
-    )
-    return _solve_many(positions, jobs, executor, request, SolverSpec(hash_mb, threads))
+    wanted = search_request(request, options)
+    return _solve_many(positions, jobs, executor, wanted, SolverSpec(hash_mb, threads))
 
 
 def _solve_many(

@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TextIO
 
 from . import __version__
@@ -315,7 +315,7 @@ class UsiEngine:
         config = self._config
         position = self._position
         time_ms = command.time_ms if command.mate else command.analysis_budget_ms(position.turn)
-        node_limits = [n for n in (config.nodes_limit, command.nodes) if n]
+        node_limits = [n for n in (config.request.nodes_limit, command.nodes) if n]
         search = _Search(
             command=command,
             sfen=position.sfen(),
@@ -380,7 +380,8 @@ class UsiEngine:
         res: MateResult | None
         try:
             try:
-                request = search.config.request(
+                request = replace(
+                    search.config.request,
                     time_limit_ms=search.time_ms,
                     nodes_limit=search.nodes,
                     max_length=search.command.depth,
@@ -443,8 +444,8 @@ class UsiEngine:
                 time_limit_ms=budget_ms,
                 nodes_limit=nodes,
                 defences=False,
-                root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,
-                ignore_futile_interpositions=search.config.ignore_futile_interpositions,
+                root_is_and_node_if_checked=search.config.request.root_is_and_node_if_checked,
+                ignore_futile_interpositions=search.config.request.ignore_futile_interpositions,
                 should_stop=search.release.is_set,
                 on_finding=report_finding,
                 fresh_retries=False,  # USI_Hash is all the memory the GUI gave us
