@@ -356,9 +356,9 @@ cdef SearchLimits _search_limits(request) except *:
 _stack_lock = threading.Lock()
 
 # A search within this many nodes runs on the calling thread, also the main one:
-# handing it to the search thread cost more than the search itself (mate-in-3
-# problems: about 55 us of a 100 us call), and Ctrl-C then waits for at most
-# these nodes (a tenth of a second) before it is raised.
+# handing it to the search thread cost more than the search itself (docs/BENCHMARKS.md,
+# "What a call's path costs"), and Ctrl-C then waits for at most these nodes (a tenth
+# of a second) before it is raised.
 _INLINE_NODES = 200_000
 # ...where the calling thread's stack holds the deepest search (4000 plies,
 # under 6 MB: tests/test_usi_process.py runs 271 plies in 384 KB). POSIX main
@@ -398,12 +398,10 @@ def start_search_thread(target, args=(), name="usi-mate-search", daemon=True):
 class _SearchWorker:
     """One search thread, started once, that runs the main thread's searches.
 
-    A thread started per search cost 0.2-0.4 ms a call (thread start and join, the
-    handoffs of the GIL), more than the whole search of a mate-in-3 problem (yaneuraou
-    mate 3, 300 problems, a cleared 256 MB table before each: median 0.53-0.61 ms a
-    call with a thread per call, 0.37 ms with this one, 0.22-0.28 ms searching in the
-    calling thread itself). The main thread alone uses it, one search at a time, so
-    one worker a process is enough.
+    A thread started per search cost more than the whole search of a mate-in-3 problem
+    (thread start and join, the handoffs of the GIL; docs/BENCHMARKS.md, "What a call's
+    path costs"). The main thread alone uses it, one search at a time, so one worker a
+    process is enough.
     """
 
     def __init__(self):

@@ -230,6 +230,7 @@ def _replaced(request: SearchRequest | None, options: Mapping[str, Any]) -> Sear
 @functools.lru_cache(maxsize=64, typed=True)
 def _cached_request(request: SearchRequest | None, *names_values: Any) -> SearchRequest:
     # The requests the keywords made lately: a caller's loop asks the same each time, and
-    # validating a SearchRequest cost a mate-in-one call two fifths of its time.
+    # validating a SearchRequest again would cost a short search's call more than it
+    # (docs/BENCHMARKS.md, "What a call's path costs").
     half = len(names_values) // 2
     return _replaced(request, dict(zip(names_values[:half], names_values[half:], strict=True)))

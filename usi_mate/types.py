@@ -66,8 +66,8 @@ class MateResult:
     stop_reason: StopReason | None = None
     line_nodes: int = 0
     # The proven shortest mate in plies, None when not proven (see min_length_proven).
-    # It is the same whichever line is read: two runs of yaneuraou mate11-0624
-    # answered a 9-ply and an 11-ply line, both "proven", where the minimum is 11.
+    # It is the same whichever line is read (docs/DFPN.md, "Composers' choices among
+    # defences": the line can be shorter than the minimum).
     min_length: int | None = None
     # No mate shorter than this is proven (None: nothing beyond the trivial); equal to
     # min_length when that is proven.
