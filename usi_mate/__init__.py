@@ -15,6 +15,8 @@ Public API:
 - :class:`Certification`: an independent check of a "no mate" (``certify=True``).
 """
 
+from typing import Any
+
 try:
     from ._core import BLACK, START_SFEN, WHITE, Position, Solver
 except ImportError as error:
@@ -40,7 +42,7 @@ from .types import Certification, MateResult, SearchProgress
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # Imported on first use: the USI engine never loads the batch machinery
     # (multiprocessing, queues) or the KIF tables.
     if name == "solve_many":

@@ -32,6 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._core import Position, Solver
 from .check_report import FLAWS, Alternative, CheckReport, Kind, Side
@@ -44,7 +45,7 @@ from .settings import (
     SearchRequest,
     check_int,
 )
-from .types import MateResult
+from .types import MateResult, SearchProgress
 from .verify import judge_drop
 
 __all__ = ["check", "check_task", "CheckStopped", "FUTILITY_NODE_CAP", "PASS_NODE_CAPS"]
@@ -170,7 +171,7 @@ class _Searcher:
             solver.clear()
             second = solver
 
-            def on_progress(_progress) -> None:
+            def on_progress(_progress: SearchProgress) -> None:
                 if self.budget.should_stop():
                     second.stop()
         else:
@@ -283,7 +284,7 @@ class _Check:
         elif q.todo == "refine":
             self._refine(q, cap)
 
-    def _search(self, q: _Question, sfen: str, **kw) -> MateResult | None:
+    def _search(self, q: _Question, sfen: str, **kw: Any) -> MateResult | None:
         r = self.searcher.solve(sfen, **kw)
         if r is not None:
             q.nodes += r.nodes
@@ -614,7 +615,7 @@ class _Context:
     searcher: _Searcher
     result: MateResult | None  # the main search's, as far as it got
 
-    def report(self, **kw) -> CheckReport:
+    def report(self, **kw: Any) -> CheckReport:
         """A report of this check: what is known so far, with ``kw`` on top."""
         base = {
             "sfen": self.sfen,

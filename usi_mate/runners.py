@@ -344,7 +344,7 @@ class ThreadRunner:
         self.sizer = ChunkSizer()
         self._solver = spec.make()
         self._task = task
-        self._chunks: queue.Queue = queue.Queue()
+        self._chunks: queue.Queue[Any] = queue.Queue()
         self._stopping = threading.Event()
         self._thread = start_search_thread(self._work, name="usi-mate-solve")
 
@@ -541,7 +541,7 @@ class _Replies:
     :data:`FLUSH_SECONDS` before that from a helper thread (the search releases the
     GIL), so that a long search does not hold back the answers that came before it."""
 
-    def __init__(self, conn) -> None:
+    def __init__(self, conn: Any) -> None:
         self._conn = conn
         self._lock = threading.Lock()
         self._order: int | None = None
@@ -587,7 +587,7 @@ def _picklable(answer: tuple[int, Any, Exception | None]) -> tuple[int, Any, Exc
         return (answer[0], None, RuntimeError(f"{type(error).__name__}: {error}"))
 
 
-def _worker_main(conn, spec: SolverSpec, task: Task, searching) -> None:
+def _worker_main(conn: Any, spec: SolverSpec, task: Task, searching: Any) -> None:
     """A worker process: one Solver, chunks in over the pipe, answers out.
 
     ``searching`` (shared memory) holds the index of the task being searched, -1
@@ -651,7 +651,7 @@ def _needs_a_look(results: list[MateResult], stopped: bool) -> bool:
     return "invalid" in statuses or (stopped and "unknown" in statuses)
 
 
-def _run_end(requests: list, first: int, cap: int) -> int:
+def _run_end(requests: list[Any], first: int, cap: int) -> int:
     """Where the run of positions from ``first`` with its request ends: at most ``cap``
     positions. (`in` and count look at identity first: one request object for a whole
     call, seen in one pass in C.)"""
@@ -664,7 +664,9 @@ def _run_end(requests: list, first: int, cap: int) -> int:
     return end
 
 
-def _search_runs_in_worker(solver: Solver, items: list, searching, replies, order: int) -> float:
+def _search_runs_in_worker(
+    solver: Solver, items: list[Any], searching: Any, replies: Any, order: int
+) -> float:
     """:func:`solve_task` on a worker's items, a run of positions with one request in
     one call into the core (as :meth:`ThreadRunner._search_runs`: a mate in one costs
     less than the call that would bring it alone). The core writes the index of the
@@ -751,7 +753,7 @@ class _Order:
 
 
 class _Worker:
-    def __init__(self, ctx, spec: SolverSpec, task: Task):
+    def __init__(self, ctx: Any, spec: SolverSpec, task: Task):
         self.conn, child = ctx.Pipe()
         self.searching = ctx.RawValue("q", -1)
         self.process = ctx.Process(
@@ -1056,7 +1058,7 @@ class ExecutorRunner:
         self._executor = executor
         self._spec = spec
         self._task = task
-        self._futures: set[Future] = set()
+        self._futures: set[Future[Any]] = set()
         self._stopping = False
         self.sizer = ChunkSizer()
         workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
@@ -1076,7 +1078,7 @@ class ExecutorRunner:
             self._futures.add(future)
             future.add_done_callback(functools.partial(self._done, chunk=chunk, indices=part))
 
-    def _done(self, future: Future, chunk: Chunk, indices: list[int]) -> None:
+    def _done(self, future: Future[Any], chunk: Chunk, indices: list[int]) -> None:
         self._futures.discard(future)
         if future.cancelled():
             return
@@ -1127,7 +1129,9 @@ class InOrder:
         self._head = 0  # outcomes of pending[0] already handed back
 
     def run(
-        self, tasks: Iterable[tuple[Any, tuple | None]], poll: Callable[[], None] | None = None
+        self,
+        tasks: Iterable[tuple[Any, tuple[Any, ...] | None]],
+        poll: Callable[[], None] | None = None,
     ) -> Iterator[tuple[Any, Any]]:
         """Yield ``(key, outcome)`` in task order; ``poll`` runs while waiting and may raise."""
         for keys, outcomes in self.run_chunks(tasks, poll):
@@ -1249,7 +1253,7 @@ def make_runner(
     executor: Executor | None = None,
     task: Task = solve_task,
     workers: int | None = None,
-):
+) -> ThreadRunner | ProcessRunner | ExecutorRunner:
     """The runner for ``jobs`` (1: this process) or for an executor, running ``task``;
     ``workers``: how many tasks an executor runs at once (it sizes the window of
     chunks in flight; default: the executor's ``_max_workers`` or the CPU count)."""
@@ -1329,7 +1333,11 @@ def solve_many(
 
 
 def _solve_many(
-    positions, jobs, executor, request: SearchRequest, spec: SolverSpec
+    positions: Iterable[Any],
+    jobs: int,
+    executor: Executor | None,
+    request: SearchRequest,
+    spec: SolverSpec,
 ) -> Iterator[MateResult]:
 
     def task(p: Any) -> tuple[Any, tuple[str, SearchRequest] | None]:

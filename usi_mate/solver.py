@@ -74,8 +74,8 @@ def _kept_solver(hash_mb: int, threads: int) -> Solver:
         kept.clear()
         return kept
     _kept.solver = None  # the old table goes before the new one is allocated
-    _kept.solver = Solver(hash_mb, threads=threads)
-    return _kept.solver
+    _kept.solver = made = Solver(hash_mb, threads=threads)
+    return made
 
 
 def release() -> None:

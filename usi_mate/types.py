@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Literal
+from typing import Any, Literal
 
 MateStatus = Literal["mate", "nomate", "unknown", "invalid"]
 StopReason = Literal["nodes", "time", "stop", "depth", "length", "line", "effort"]
@@ -81,7 +81,7 @@ class MateResult:
     # Slots, not a __dict__: a bulk caller keeps millions of these (a fraction of the
     # memory, docs/BATCH.md), and the cyclic collector scans one object less per result.
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as its field values in order: a worker process sends every result to
         # its parent, and the default (class, then a dict of names) cost a mate in one
         # more than its search. Rebuilt by the builder itself (usi_mate._core's once it
@@ -129,7 +129,7 @@ _RESULT_FIELDS = tuple(f.name for f in fields(MateResult))
 _field_values = attrgetter(*_RESULT_FIELDS)
 
 
-def _python_result_of_values(values: tuple) -> MateResult:
+def _python_result_of_values(values: tuple[Any, ...]) -> MateResult:
     """The MateResult whose fields are ``values`` (every field, in order), without the
     frozen dataclass's ``__init__`` and its checks."""
     result = _new_object(MateResult)

@@ -32,15 +32,16 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TextIO
+from typing import Any, TextIO
 
 from . import __version__
 from ._core import Position, Solver, start_search_thread
+from .echo import printable
 from .memory import hash_limit_mb, threads_fit
 from .options import OPTIONS, EngineConfig, OptionError, OptionValues
 from .types import MateResult, SearchProgress
 from .usi_answers import answer_lines, cook_lines, mate_info_line, progress_line, progress_lines
-from .usi_commands import GoCommand, PositionCommand, SetOptionCommand, UsiError, printable
+from .usi_commands import GoCommand, PositionCommand, SetOptionCommand, UsiError
 
 __all__ = [
     "UsiEngine",
@@ -429,7 +430,7 @@ class UsiEngine:
             budget_ms = left - left // 10 - REPORT_COOKS_MARGIN_MS
         nodes = None if search.nodes is None else search.nodes - res.nodes
 
-        def report_finding(found) -> None:
+        def report_finding(found: Any) -> None:
             for line in cook_lines(found):
                 self.write(line)
 
