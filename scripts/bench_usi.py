@@ -28,7 +28,7 @@ labels ``N``, ``nomate``, ``nomate<=N``, ``>=N``). Every mating line is replayed
 :func:`mate_lines.check_mate_line` (scripts/mate_lines.py, cshogi's move generator):
 every move legal, every attacker move a check, no fourfold repetition, ending in
 checkmate or where every legal reply is a futile drop as
-:func:`mate_lines.only_futile_by_capture` judges it with cshogi alone (``--futile-depth``
+:func:`mate_lines.oracle_only_futile_replies` judges it with cshogi alone (``--futile-depth``
 plies allowed after the capture; not this engine's solver).
 
 Verdicts, one per problem and engine:
@@ -90,9 +90,9 @@ from pathlib import Path
 from usi_mate.problems import Expected, Problem, read_problem_file
 
 try:  # python -m scripts.<tool> from the checkout's root
-    from scripts.mate_lines import FUTILE_CAPTURE_DEPTH, check_mate_line, only_futile_by_capture
+    from scripts.mate_lines import FUTILE_CAPTURE_DEPTH, check_mate_line, oracle_only_futile_replies
 except ImportError:  # python scripts/<tool>.py, or tests (scripts/ on the path)
-    from mate_lines import FUTILE_CAPTURE_DEPTH, check_mate_line, only_futile_by_capture
+    from mate_lines import FUTILE_CAPTURE_DEPTH, check_mate_line, oracle_only_futile_replies
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -497,7 +497,7 @@ def judge(
     futile_calls: list[bool] = []
 
     def futile_end(final_sfen: str) -> bool:
-        accepted = only_futile_by_capture(final_sfen, depth=futile_depth)
+        accepted = oracle_only_futile_replies(final_sfen, depth=futile_depth)
         futile_calls.append(accepted)
         return accepted
 
@@ -833,7 +833,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=FUTILE_CAPTURE_DEPTH,
         metavar="PLIES",
         help="plies allowed after capturing a futile drop "
-        "(only_futile_by_capture of scripts/mate_lines.py)",
+        "(oracle_only_futile_replies of scripts/mate_lines.py)",
     )
     parser.add_argument(
         "--restart-each",

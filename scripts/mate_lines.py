@@ -1,11 +1,12 @@
 """Mating lines replayed with cshogi, an independent move generator: the line checker of
-the benchmarks and a futility judge independent of this engine.
+the benchmarks and the futility oracle, a judge independent of this engine (its rule
+written again on purpose: usi_mate.verify.judge_drop is the engine's).
 
-    from scripts.mate_lines import check_mate_line, only_futile_by_capture
+    from scripts.mate_lines import check_mate_line, oracle_only_futile_replies
     reason = check_mate_line(sfen, ["G*5b", "4a5b", ...])   # None: a valid mating line
 
 :func:`check_mate_line` replays a line and takes a judge for the line's last position:
-:func:`only_futile_by_capture` (cshogi's move generator and a small exhaustive search,
+:func:`oracle_only_futile_replies` (cshogi's move generator and a small exhaustive search,
 what a benchmark of other engines' answers needs) or this engine's own,
 :func:`usi_mate.verify.only_futile_replies`. Needs cshogi (the ``test`` extra), so it is
 not part of the usi_mate package: the benchmark tools (scripts.bench, scripts.bench_usi,
@@ -29,7 +30,7 @@ _REPETITION_ENDS_GAME = 4
 # defender can interpose on one line at most 7 times in a row.
 FUTILE_MAX_NESTED = 7
 # Plies the defender may survive after the capture of a futile drop (see
-# only_futile_by_capture). 0 is the composers' rule where a line ends: the mate without
+# oracle_only_futile_replies). 0 is the composers' rule where a line ends: the mate without
 # the drop is 0 plies away there, so after the capture it must be mate at once (further
 # futile drops aside); 2 also accepts one more reply and a mating check.
 FUTILE_CAPTURE_DEPTH = 0
@@ -53,7 +54,7 @@ def check_mate_line(
     even with ``and_root``, where the side to move defends first); and the last position
     is checkmate, or, when ``futile_end`` is given, a position where the defender is in
     check, every legal reply is a drop and ``futile_end(sfen)`` accepts them all (pass
-    :func:`only_futile_by_capture` for a judge independent of this engine, or
+    :func:`oracle_only_futile_replies` for a judge independent of this engine, or
     :func:`usi_mate.verify.only_futile_replies` for this engine's own rule).
     """
     try:
@@ -91,7 +92,7 @@ def check_mate_line(
     return f"final position: {kind}: the defender has {len(replies)} legal replies ({shown})"
 
 
-def only_futile_by_capture(
+def oracle_only_futile_replies(
     sfen: str,
     *,
     depth: int = FUTILE_CAPTURE_DEPTH,

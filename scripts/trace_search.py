@@ -31,9 +31,9 @@ from usi_mate import SearchRequest, Solver
 from usi_mate.problems import read_problem_file
 
 try:  # python -m scripts.<tool> from the checkout's root
-    from scripts.mate_lines import check_mate_line, only_futile_by_capture
+    from scripts.mate_lines import check_mate_line, oracle_only_futile_replies
 except ImportError:  # python scripts/<tool>.py, or tests (scripts/ on the path)
-    from mate_lines import check_mate_line, only_futile_by_capture
+    from mate_lines import check_mate_line, oracle_only_futile_replies
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,7 +55,7 @@ def find(name: str) -> Path:
 
 def replay(sfen: str, moves: list[str]) -> str:
     """The line replayed with cshogi (scripts/mate_lines.py): "replayed", or why not."""
-    bad = check_mate_line(sfen, moves, futile_end=only_futile_by_capture)
+    bad = check_mate_line(sfen, moves, futile_end=oracle_only_futile_replies)
     return "replayed with cshogi" if bad is None else f"WRONG LINE: {bad}"
 
 

@@ -1,7 +1,7 @@
 """scripts.bench_usi: argument parsing, answer parsing, scoring and the USI driver,
 against a fake engine (a small Python script speaking USI with canned answers), so no
 peer binary is needed; and the independent futility judge it uses
-(only_futile_by_capture of scripts/mate_lines.py)."""
+(oracle_only_futile_replies of scripts/mate_lines.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from mate_lines import check_mate_line, only_futile_by_capture
+from mate_lines import check_mate_line, oracle_only_futile_replies
 
 from usi_mate.problems import Expected
 
@@ -81,11 +81,11 @@ def test_checkmate_lines():
 
 def test_futility_judged_without_our_engine():
     final = "9/5g1s1/6+R2/8k/9/8S/5B3/9/9 w rb3g2s4n4l18p 4"  # MATE3 after MATE3_LINE
-    assert only_futile_by_capture(final)
-    assert not only_futile_by_capture(DROPS_NOT_FUTILE)
-    assert not only_futile_by_capture(DROPS_NOT_FUTILE, depth=2)
-    assert only_futile_by_capture(DROPS_FUTILE)
-    assert not only_futile_by_capture(MATE1)  # not in check
+    assert oracle_only_futile_replies(final)
+    assert not oracle_only_futile_replies(DROPS_NOT_FUTILE)
+    assert not oracle_only_futile_replies(DROPS_NOT_FUTILE, depth=2)
+    assert oracle_only_futile_replies(DROPS_FUTILE)
+    assert not oracle_only_futile_replies(MATE1)  # not in check
 
 
 def test_mate_line_reasons():
@@ -95,7 +95,7 @@ def test_mate_line_reasons():
     assert "not mate" in check_mate_line(MATE3, ["3d1d"])
     assert "defender move" in check_mate_line(MATE3, ["3d1d", "1c1d"])
     assert "not all futile" in check_mate_line(MATE3, MATE3_LINE)
-    assert check_mate_line(MATE3, MATE3_LINE, futile_end=only_futile_by_capture) is None
+    assert check_mate_line(MATE3, MATE3_LINE, futile_end=oracle_only_futile_replies) is None
     assert check_mate_line(MATE3, MATE3_STRICT) is None
 
 

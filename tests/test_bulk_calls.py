@@ -15,7 +15,7 @@ from oracle import check_mate_line, load_generated, load_labelled, run_script
 
 from usi_mate import MateResult, Position, SearchRequest, Solver, solve_many
 from usi_mate._core import _mate_result_of_values
-from usi_mate.types import _python_result_of_values, _unpickle_result
+from usi_mate.types import _python_result_of_values
 
 MATE_IN_1 = [s for s, _, _ in load_labelled("nshogi_mate1.sfen")]
 GENERATED = load_generated()
@@ -336,9 +336,6 @@ def test_a_result_pickles_as_its_field_values():
         assert dataclasses.astuple(back) == dataclasses.astuple(result)
         assert copy.deepcopy(result) == result
         assert dataclasses.replace(back, nodes=7).nodes == 7
-        # What earlier versions pickled: their rebuilder still answers.
-        values = tuple(getattr(result, f.name) for f in dataclasses.fields(result))
-        assert _unpickle_result(values) == result
 
 
 def test_each_request_gets_its_own_limits():

@@ -134,8 +134,8 @@ def test_setoption_names_are_case_insensitive(usi):
     )
     assert out.since(start) == []
     assert engine.config.hash_mb == 32
-    assert engine.config.nodes_limit == 5000
-    assert engine.config.root_is_and_node_if_checked is True
+    assert engine.config.request.nodes_limit == 5000
+    assert engine.config.request.root_is_and_node_if_checked is True
 
 
 @pytest.mark.parametrize(
@@ -159,7 +159,7 @@ def test_bad_check_value_and_missing_value(usi):
     lines = out.since(start)
     assert len(lines) == 2 and all(x.startswith("info string setoption:") for x in lines)
     assert lines[0].endswith("keeping false")
-    assert engine.config.root_is_and_node_if_checked is False
+    assert engine.config.request.root_is_and_node_if_checked is False
 
 
 def test_unknown_option_and_malformed_setoption(usi):

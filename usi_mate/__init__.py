@@ -6,7 +6,7 @@ Public API:
   it shows itself as a board diagram (:mod:`usi_mate.board`, cshogi's drawing);
 - :func:`solve` and :class:`Solver`: the df-pn mate search;
 - :class:`SearchRequest`: one search's limits and settings, as :meth:`Solver.search`
-  takes them (``SearchSettings``, its earlier name, is the same class);
+  takes them;
 - :func:`solve_many`: many positions, in order, optionally in worker processes;
 - :func:`usi_to_kif`: a line of USI moves in Japanese (KIF) notation;
 - :func:`check`: a composer's check of a problem (cooks, variations, spare pieces),
@@ -14,6 +14,8 @@ Public API:
 - :class:`MateResult`, :class:`SearchProgress`: what a search returns and reports;
 - :class:`Certification`: an independent check of a "no mate" (``certify=True``).
 """
+
+from typing import Any
 
 try:
     from ._core import BLACK, START_SFEN, WHITE, Position, Solver
@@ -33,14 +35,14 @@ except ImportError as error:
         "place with `pip install -e .` (the developer's install); or run from another "
         "folder to use the installed usi_mate."
     ) from error
-from .settings import SearchRequest, SearchSettings
+from .settings import SearchRequest
 from .solver import solve
 from .types import Certification, MateResult, SearchProgress
 
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # Imported on first use: the USI engine never loads the batch machinery
     # (multiprocessing, queues) or the KIF tables.
     if name == "solve_many":
@@ -79,6 +81,5 @@ __all__ = [
     "Certification",
     "SearchProgress",
     "SearchRequest",
-    "SearchSettings",
     "__version__",
 ]

@@ -4,9 +4,9 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
-from typing_extensions import disjoint_base
+from typing_extensions import Unpack, disjoint_base
 
-from usi_mate.settings import SearchRequest
+from usi_mate.settings import SearchOptions, SearchRequest
 from usi_mate.types import MateResult, SearchProgress
 
 BLACK: int
@@ -85,19 +85,11 @@ class Solver:
     def solve(
         self,
         position: Position | str,
+        request: SearchRequest | None = None,
         *,
-        time_limit_ms: int | None = None,
-        nodes_limit: int | None = None,
         on_progress: Callable[[SearchProgress], None] | None = None,
         progress_interval_ms: int = 200,
-        root_is_and_node_if_checked: bool = False,
-        post_search: str = "MinLength",  # "None", "UpperBound" or "MinLength" (ValueError else)
-        ignore_futile_interpositions: bool = True,
-        certify: bool = False,
-        certify_nodes: int | None = ...,
-        max_length: int | None = None,
-        min_length_effort: int = ...,
-        futility_node_cap: int | None = None,
+        **options: Unpack[SearchOptions],
     ) -> MateResult: ...
     def search(
         self,

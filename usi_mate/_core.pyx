@@ -245,7 +245,6 @@ cdef class Position:
 # Mate search
 
 import dataclasses
-import functools
 import os
 import threading
 
@@ -339,33 +338,6 @@ cdef object _settings():
     return _settings_module
 
 
-def _make_request(time_limit_ms, nodes_limit, post_search, ignore_futile_interpositions,
-                  root_is_and_node_if_checked, certify, max_length, min_length_effort,
-                  certify_nodes, futility_node_cap):
-    return _settings().SearchRequest(
-        time_limit_ms=time_limit_ms, nodes_limit=nodes_limit, post_search=post_search,
-        ignore_futile_interpositions=ignore_futile_interpositions,
-        root_is_and_node_if_checked=root_is_and_node_if_checked, certify=certify,
-        max_length=max_length, min_length_effort=min_length_effort,
-        certify_nodes=certify_nodes, futility_node_cap=futility_node_cap)
-
-
-# The requests solve()'s keywords made lately: a caller's loop asks the same each time,
-# and validating a SearchRequest cost a mate-in-one call two fifths of its time. typed:
-# 100000.0 is refused as SearchRequest refuses it, not served 100000's request.
-_cached_request = functools.lru_cache(maxsize=64, typed=True)(_make_request)
-
-
-def _request(*args):
-    """SearchRequest of solve()'s keywords (in _make_request's order), validated once."""
-    try:
-        return _cached_request(*args)
-    except TypeError:
-        # Unhashable (a list where a number belongs) or refused: made again uncached,
-        # the request raises its own error.
-        return _make_request(*args)
-
-
 cdef SearchLimits _search_limits(request) except *:
     """The one place a SearchRequest (validated when it was made) becomes the core's limits."""
     cdef SearchLimits limits
@@ -384,9 +356,9 @@ cdef SearchLimits _search_limits(request) except *:
 _stack_lock = threading.Lock()
 
 # A search within this many nodes runs on the calling thread, also the main one:
-# handing it to the search thread cost more than the search itself (mate-in-3
-# problems: about 55 us of a 100 us call), and Ctrl-C then waits for at most
-# these nodes (a tenth of a second) before it is raised.
+# handing it to the search thread cost more than the search itself (docs/BENCHMARKS.md,
+# "What a call's path costs"), and Ctrl-C then waits for at most these nodes (a tenth
+# of a second) before it is raised.
 _INLINE_NODES = 200_000
 # ...where the calling thread's stack holds the deepest search (4000 plies,
 # under 6 MB: tests/test_usi_process.py runs 271 plies in 384 KB). POSIX main
@@ -426,12 +398,10 @@ def start_search_thread(target, args=(), name="usi-mate-search", daemon=True):
 class _SearchWorker:
     """One search thread, started once, that runs the main thread's searches.
 
-    A thread started per search cost 0.2-0.4 ms a call (thread start and join, the
-    handoffs of the GIL), more than the whole search of a mate-in-3 problem (yaneuraou
-    mate 3, 300 problems, a cleared 256 MB table before each: median 0.53-0.61 ms a
-    call with a thread per call, 0.37 ms with this one, 0.22-0.28 ms searching in the
-    calling thread itself). The main thread alone uses it, one search at a time, so
-    one worker a process is enough.
+    A thread started per search cost more than the whole search of a mate-in-3 problem
+    (thread start and join, the handoffs of the GIL; docs/BENCHMARKS.md, "What a call's
+    path costs"). The main thread alone uses it, one search at a time, so one worker a
+    process is enough.
     """
 
     def __init__(self):
@@ -811,16 +781,15 @@ cdef class Solver:
         hand = dict(zip("PLNSBRG", out.hand))
         return ({1: "proven", 2: "disproven"}.get(out.status, "unknown"), hand, out.mate_len)
 
-    def solve(self, position, *, time_limit_ms=None, nodes_limit=None, on_progress=None,
-              progress_interval_ms=200, root_is_and_node_if_checked=False,
-              post_search="MinLength", ignore_futile_interpositions=True, certify=False,
-              certify_nodes=DEFAULT_CERTIFY_NODES, max_length=None,
-              min_length_effort=DEFAULT_MIN_LENGTH_EFFORT, futility_node_cap=None):
+    def solve(self, position, request=None, *, on_progress=None, progress_interval_ms=200,
+              **options):
         """Search for a mate in ``position`` (a Position, SFEN, or "startpos/sfen ... moves ...").
 
-        The keywords other than ``on_progress`` and ``progress_interval_ms`` make a
-        :class:`usi_mate.SearchRequest` (its fields, validated once), which :meth:`search`
-        runs: ``solver.solve(p, nodes_limit=n)`` is ``solver.search(p, SearchRequest(nodes_limit=n))``.
+        ``request`` (a :class:`usi_mate.SearchRequest`; None: the defaults) with the
+        fields the other keywords name replaced (``options``: any of
+        :class:`usi_mate.settings.SearchOptions`, validated once by
+        :func:`usi_mate.settings.search_request`) is what :meth:`search` runs:
+        ``solver.solve(p, nodes_limit=n)`` is ``solver.search(p, SearchRequest(nodes_limit=n))``.
 
         The side to move is the attacker; with ``root_is_and_node_if_checked`` a
         side to move that is in check is the defender instead. Returns a
@@ -870,11 +839,7 @@ cdef class Solver:
         """
         # A solve() ends an arm(), whatever happens: validate, then search.
         try:
-            # (these three are taken for their truth value, as they always were here)
-            request = _request(time_limit_ms, nodes_limit, post_search,
-                               bool(ignore_futile_interpositions), bool(root_is_and_node_if_checked),
-                               bool(certify), max_length, min_length_effort, certify_nodes,
-                               futility_node_cap)
+            request = _settings().search_request(request, options)
         except BaseException:
             self.disarm()
             raise

@@ -118,7 +118,7 @@ def _group_inputs(args: list[str]) -> list[tuple[str, str]]:
     groups: list[tuple[str, Any]] = []
     current: list[str] | None = None
 
-    def close():
+    def close() -> None:
         nonlocal current
         if current is not None:
             groups.append(("position", " ".join(current)))
@@ -167,7 +167,7 @@ class _Inputs:
     (before any search, from the survey).
     """
 
-    def __init__(self, groups: list[tuple[str, str]], stdin) -> None:
+    def __init__(self, groups: list[tuple[str, str]], stdin: Any) -> None:
         self.groups = groups
         self._stdin_copy = None
         if any(kind == "stdin" for kind, _ in groups):
@@ -505,10 +505,6 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-class _Terminated(Exception):
-    """SIGTERM arrived: stop like Ctrl-C, exit 143."""
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run ``usi-mate solve`` with ``argv`` (without the program name); return the exit status.
 
@@ -532,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
             inputs.close()
 
 
-def _prepare(args) -> tuple[_Inputs, _Survey, PreviousOutput | None, Tally]:
+def _prepare(args: argparse.Namespace) -> tuple[_Inputs, _Survey, PreviousOutput | None, Tally]:
     """Everything before the first search: inputs surveyed, the output being resumed
     read, workers sized; _UsageError for what stops the run here."""
     if not args.inputs:
@@ -576,7 +572,7 @@ def _prepare(args) -> tuple[_Inputs, _Survey, PreviousOutput | None, Tally]:
     return inputs, survey, previous, tally
 
 
-def _read_previous(args, tally: Tally, by_path: bool) -> PreviousOutput:
+def _read_previous(args: argparse.Namespace, tally: Tally, by_path: bool) -> PreviousOutput:
     """The output that ``--resume`` goes on from, its records counted in ``tally``;
     ``by_path``: its records answer problems by whole paths (two inputs share a name)."""
     if args.output in (None, "-"):
@@ -599,7 +595,7 @@ def _read_previous(args, tally: Tally, by_path: bool) -> PreviousOutput:
         raise _UsageError(f"--resume {args.output}: {e}") from None
 
 
-def _check_resumable(args, previous: PreviousOutput, survey: _Survey) -> None:
+def _check_resumable(args: argparse.Namespace, previous: PreviousOutput, survey: _Survey) -> None:
     """_UsageError when the output holds records of other problems."""
     unmatched = previous.answered.untaken()
     if unmatched:
@@ -612,7 +608,7 @@ def _check_resumable(args, previous: PreviousOutput, survey: _Survey) -> None:
         )
 
 
-def _go_on_from(args, previous: PreviousOutput, survey: _Survey) -> None:
+def _go_on_from(args: argparse.Namespace, previous: PreviousOutput, survey: _Survey) -> None:
     """Cut the output's torn end and say where the run goes on: only once nothing can
     refuse the run any more, so that a refused run leaves the file as it was."""
     try:
@@ -630,7 +626,11 @@ def _go_on_from(args, previous: PreviousOutput, survey: _Survey) -> None:
 
 
 def _open_and_run(
-    args, inputs: _Inputs, survey: _Survey, previous: PreviousOutput | None, tally: Tally
+    args: argparse.Namespace,
+    inputs: _Inputs,
+    survey: _Survey,
+    previous: PreviousOutput | None,
+    tally: Tally,
 ) -> int:
     """Open the output, solve, close; the exit status."""
     try:
@@ -672,7 +672,7 @@ def _open_and_run(
     return status
 
 
-def _dask_client(address: str):
+def _dask_client(address: str) -> Any:
     """A Dask client for ``--dask``; _UsageError when the extra is missing or the
     scheduler cannot be reached."""
     try:
@@ -699,7 +699,12 @@ def _dask_connect_timeout() -> str:
 
 
 def _run(
-    args, inputs: _Inputs, survey: _Survey, previous: PreviousOutput | None, tally: Tally, out
+    args: argparse.Namespace,
+    inputs: _Inputs,
+    survey: _Survey,
+    previous: PreviousOutput | None,
+    tally: Tally,
+    out: Any,
 ) -> int:
     """Solve the problems, write their records and the summary to ``out``; the exit status."""
     records = _open_records(args, survey, tally, out)
@@ -766,7 +771,7 @@ class _Records:
             self.bar.set_postfix_str(f"solved {counts['mate'] + counts['nomate']}", refresh=False)
             self.bar.update(1)
 
-    def _record(self, problem: Problem, outcome: Any) -> dict:
+    def _record(self, problem: Problem, outcome: Any) -> dict[str, Any]:
         """The record of a problem from its outcome: a result, a check report or an exception."""
         check = self.args.check
         if isinstance(outcome, BaseException):
@@ -785,7 +790,7 @@ class _Records:
         return make_record(problem, outcome, None, check)
 
 
-def _open_records(args, survey: _Survey, tally: Tally, out) -> _Records:
+def _open_records(args: argparse.Namespace, survey: _Survey, tally: Tally, out: Any) -> _Records:
     """The writer of the chosen format on ``out``, the tally and the progress bar if any."""
     writer = WRITERS[args.format](out, survey.shape, args.check, check_cooks=args.check_cooks)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
@@ -832,13 +837,13 @@ class _StopRequests:
         if self.requested.is_set():
             raise Stopped
 
-    def _on_sigint(self, signum, frame) -> None:
+    def _on_sigint(self, signum: int, frame: Any) -> None:
         """Ctrl-C: request a stop, or give up waiting at the second one."""
         if self.requested.is_set():
             raise KeyboardInterrupt  # a second Ctrl-C: stop waiting for anything
         self.requested.set()
 
-    def _on_sigterm(self, signum, frame) -> None:
+    def _on_sigterm(self, signum: int, frame: Any) -> None:
         """SIGTERM: request a stop, to end with 143."""
         self.terminated.set()
         self.requested.set()
@@ -856,7 +861,10 @@ def _tasks(
 
 
 def _solve(
-    args, tasks: Iterator[tuple[Problem, Any]], records: _Records, stop: _StopRequests
+    args: argparse.Namespace,
+    tasks: Iterator[tuple[Problem, Any]],
+    records: _Records,
+    stop: _StopRequests,
 ) -> bool:
     """Run the tasks and emit each record in input order; True when a stop cut the run short."""
     runner = _make_runner(args)
@@ -880,7 +888,7 @@ def _solve(
         raise
 
 
-def _make_runner(args):
+def _make_runner(args: argparse.Namespace) -> Any:
     """The runner of the searches: worker processes or the Dask cluster, solving or checking."""
     spec = SolverSpec(args.hash, args.threads)
     executor, workers = None, None
@@ -897,7 +905,12 @@ def _make_runner(args):
 
 
 def _conclude(
-    args, total: int, records: _Records, stop: _StopRequests, summary: str, interrupted: bool
+    args: argparse.Namespace,
+    total: int,
+    records: _Records,
+    stop: _StopRequests,
+    summary: str,
+    interrupted: bool,
 ) -> int:
     """The end of the run on stderr (summary, stop, disagreements, losses); the exit status."""
     tally = records.tally
@@ -921,7 +934,7 @@ def _conclude(
     return 1 if (args.check and tally.disagreements) or records.lost else 0
 
 
-def _report(bar, message: str) -> None:
+def _report(bar: Any, message: str) -> None:
     text = f"{PROG}: {message}"
     if bar is not None:
         bar.write(text, file=sys.stderr)

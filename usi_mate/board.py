@@ -25,7 +25,7 @@ from __future__ import annotations
 import html as _html
 import itertools
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._core import Position
@@ -53,17 +53,17 @@ def _square(text: str) -> int:
     return (ord(text[0]) - ord("1")) * 9 + ord(text[1]) - ord("a")
 
 
-def _cshogi_move(board, move: str) -> int:
+def _cshogi_move(board: Any, move: str) -> int:
     """cshogi's code for a USI move, for its squares only (``to_svg`` marks from and to).
 
     Built from the squares alone, so that the move may be one just played (its piece is
     no longer on the from square) as well as one about to be played.
     """
     if len(move) == 4 and move[1] == "*" and move[0] in _DROP_TYPES and _USI_SQUARE.match(move[2:]):
-        return board.drop_move(_square(move[2:]), _DROP_TYPES[move[0]])
+        return int(board.drop_move(_square(move[2:]), _DROP_TYPES[move[0]]))
     if len(move) in (4, 5) and _USI_SQUARE.match(move[:2]) and _USI_SQUARE.match(move[2:4]):
         if len(move) == 4 or move[4] == "+":
-            return board.move(_square(move[:2]), _square(move[2:4]), len(move) == 5)
+            return int(board.move(_square(move[:2]), _square(move[2:4]), len(move) == 5))
     raise ValueError(f"not a USI move: {move!r}")
 
 

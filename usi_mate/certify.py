@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .types import Certification
 
@@ -53,20 +53,20 @@ class _CshogiBoard:
     def key(self) -> str:
         return canonical_sfen(self._board.sfen())
 
-    def legal(self) -> list:
+    def legal(self) -> list[Any]:
         return list(self._board.legal_moves)
 
-    def usi(self, move) -> str:
-        return self._cshogi.move_to_usi(move)
+    def usi(self, move: Any) -> str:
+        return str(self._cshogi.move_to_usi(move))
 
-    def push(self, move) -> None:
+    def push(self, move: Any) -> None:
         self._board.push(move)
 
     def pop(self) -> None:
         self._board.pop()
 
     def in_check(self) -> bool:
-        return self._board.is_check()
+        return bool(self._board.is_check())
 
 
 class _OwnBoard:
@@ -80,13 +80,13 @@ class _OwnBoard:
     def key(self) -> str:
         return canonical_sfen(self._pos.sfen())
 
-    def legal(self) -> list:
+    def legal(self) -> list[Any]:
         return self._pos.legal_moves()
 
-    def usi(self, move) -> str:
-        return move
+    def usi(self, move: Any) -> str:
+        return str(move)
 
-    def push(self, move) -> None:
+    def push(self, move: Any) -> None:
         self._pos.push_usi(move)
 
     def pop(self) -> None:
@@ -96,7 +96,7 @@ class _OwnBoard:
         return self._pos.is_check()
 
 
-def _board(sfen: str, generator: str):
+def _board(sfen: str, generator: str) -> Any:
     if generator == "usi_mate":
         return _OwnBoard(sfen)
     try:
@@ -135,14 +135,14 @@ class _Frame:
     is_or: bool  # the attacker to move: every check must be refuted
     key: str
     ply: int
-    pending: list  # moves still to check: every check (OR) or the recorded reply (AND)
+    pending: list[Any]  # moves still to check: every check (OR) or the recorded reply (AND)
     low: int = _NONE  # the shallowest ply of the path its subtree refers to
 
 
 class _Replay:
     """One replay of a disproof tree on a board: the path, the memo and the explicit stack."""
 
-    def __init__(self, board, refutations: Mapping[str, str], max_nodes: int) -> None:
+    def __init__(self, board: Any, refutations: Mapping[str, str], max_nodes: int) -> None:
         self.board = board
         self.refutations = refutations
         self.refute = {canonical_sfen(k): v for k, v in refutations.items()}
@@ -200,7 +200,7 @@ class _Replay:
         self.stack.append(_Frame(False, key, ply, [move]))
         return None
 
-    def checks(self) -> list:
+    def checks(self) -> list[Any]:
         """Every legal move of the position on the board that gives check."""
         checks = []
         for m in self.board.legal():

@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from ._core import Solver
 from .batch import _group_inputs, _hash_mb, _nodes, _time_ms
@@ -156,9 +157,9 @@ def _decode(data: bytes) -> str:
         return data.decode("cp932", errors="replace")
 
 
-def _read_inputs(inputs: list[str], line: str | None, stdin) -> list[dict]:
+def _read_inputs(inputs: list[str], line: str | None, stdin: Any) -> list[dict[str, Any]]:
     """The problems to check: dicts with id, sfen (or error), the given line and where from."""
-    problems: list[dict] = []
+    problems: list[dict[str, Any]] = []
     groups = _group_inputs(inputs)
     for kind, value in groups:
         if kind == "file" and value.lower().endswith(KIF_SUFFIXES):
@@ -208,7 +209,7 @@ def _read_inputs(inputs: list[str], line: str | None, stdin) -> list[dict]:
     return problems
 
 
-def _record(problem: dict, report: CheckReport) -> dict:
+def _record(problem: dict[str, Any], report: CheckReport) -> dict[str, Any]:
     return {
         "id": problem["id"],
         "sfen": report.sfen,
@@ -217,7 +218,9 @@ def _record(problem: dict, report: CheckReport) -> dict:
     }
 
 
-def _write(out, fmt: str, problem: dict, report: CheckReport, verbose: bool, index: int) -> None:
+def _write(
+    out: Any, fmt: str, problem: dict[str, Any], report: CheckReport, verbose: bool, index: int
+) -> None:
     if fmt == "jsonl":
         text = json.dumps(_record(problem, report), ensure_ascii=False) + "\n"
     elif fmt == "kif":
@@ -231,7 +234,7 @@ def _write(out, fmt: str, problem: dict, report: CheckReport, verbose: bool, ind
 
 
 def _check_one(
-    solver: Solver, args: argparse.Namespace, problem: dict, out: OutputStream, index: int
+    solver: Solver, args: argparse.Namespace, problem: dict[str, Any], out: OutputStream, index: int
 ) -> str:
     """Check one problem of the run and write its report; its verdict ("invalid" when it
     could not be checked, said on stderr)."""

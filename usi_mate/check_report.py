@@ -14,7 +14,7 @@ verdict. This module turns it into what people and tools read:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from .kif import KifVariation, format_kif_tree, usi_to_kif
 from .types import MateResult
@@ -110,7 +110,7 @@ class Alternative:
         """Plies from the start of the problem to the mate through this alternative."""
         return None if self.length is None else self.move_number - 1 + self.length
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON)."""
         return {
             "move_number": self.move_number,
@@ -219,7 +219,7 @@ class CheckReport:
             notes.append("stopped before the limits")
         return notes
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain data for JSON lines: the verdict, the main line and every finding.
 
         Alternatives that are neither findings nor variations (attacker

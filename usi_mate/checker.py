@@ -32,6 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._core import Position, Solver
 from .check_report import FLAWS, Alternative, CheckReport, Kind, Side
@@ -44,8 +45,8 @@ from .settings import (
     SearchRequest,
     check_int,
 )
-from .types import MateResult
-from .verify import given_back
+from .types import MateResult, SearchProgress
+from .verify import judge_drop
 
 __all__ = ["check", "check_task", "CheckStopped", "FUTILITY_NODE_CAP", "PASS_NODE_CAPS"]
 
@@ -170,7 +171,7 @@ class _Searcher:
             solver.clear()
             second = solver
 
-            def on_progress(_progress) -> None:
+            def on_progress(_progress: SearchProgress) -> None:
                 if self.budget.should_stop():
                     second.stop()
         else:
@@ -283,37 +284,26 @@ class _Check:
         elif q.todo == "refine":
             self._refine(q, cap)
 
-    def _search(self, q: _Question, sfen: str, **kw) -> MateResult | None:
+    def _search(self, q: _Question, sfen: str, **kw: Any) -> MateResult | None:
         r = self.searcher.solve(sfen, **kw)
         if r is not None:
             q.nodes += r.nodes
         return r
 
     def _futility(self, q: _Question, cap: int | None) -> None:
-        # docs/FUTILE.md: a drop is futile when a checking capture of the
-        # dropped piece leads to a position that is mate even with the piece
-        # given back to the defender.
-        pos = self.positions[q.number - 1].copy()
-        pos.push_usi(q.move)
-        square, piece = q.move[2:4], q.move[0]
-        captures = [m for m in pos.check_moves() if m[1] != "*" and m[2:4] == square]
-        open_capture = False
-        for c in captures:
-            pos.push_usi(c)
-            without = given_back(pos, piece)
-            pos.pop()
-            if without is None:
-                continue  # the capture took something else (cannot happen for a drop's square)
-            r = self._search(q, without, and_root=True, cap=cap)
-            if r is None:
-                return  # budget spent: still open
-            if r.status == "mate":
-                q.kind, q.todo, q.line = "futile", None, (q.move, c)
-                q.note = f"taken by {c}, mate without the piece"
-                return
-            if r.status != "nomate":
-                open_capture = True
-        if open_capture:
+        # The rule (docs/FUTILE.md) is verify.judge_drop's; the check searches its
+        # questions within its budget.
+        def mate_status(sfen: str) -> str | None:
+            r = self._search(q, sfen, and_root=True, cap=cap)
+            return None if r is None else r.status
+
+        verdict, capture = judge_drop(self.positions[q.number - 1].copy(), q.move, mate_status)
+        if verdict == "spent":
+            return  # budget spent: still open
+        if verdict == "futile":
+            q.kind, q.todo, q.line = "futile", None, (q.move, capture or "")
+            q.note = f"taken by {capture}, mate without the piece"
+        elif verdict == "unsettled":
             q.note = "futility not settled"
         else:
             q.todo, q.note = "decide", None
@@ -625,7 +615,7 @@ class _Context:
     searcher: _Searcher
     result: MateResult | None  # the main search's, as far as it got
 
-    def report(self, **kw) -> CheckReport:
+    def report(self, **kw: Any) -> CheckReport:
         """A report of this check: what is known so far, with ``kw`` on top."""
         base = {
             "sfen": self.sfen,

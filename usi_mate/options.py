@@ -1,18 +1,21 @@
 """Engine options: declared once, validated where they enter, handed to the search typed.
 
 Each option is a frozen dataclass instance (:class:`SpinOption`, :class:`CheckOption`,
-:class:`ComboOption`, :class:`StringOption`, :class:`ButtonOption`) carrying its USI name,
-default, range or choices and a help text. :data:`OPTIONS` is the registry: the ``usi``
-answer lists it in order, and :class:`OptionValues` looks ``setoption`` names up in it
-case-insensitively (GUIs differ in case) and snapshots the current values into a frozen
-:class:`EngineConfig` for the search.
+:class:`ComboOption`) carrying its USI name, default, range or choices and a help text.
+:data:`OPTIONS` is the registry: the ``usi`` answer lists it in order, and
+:class:`OptionValues` looks ``setoption`` names up in it case-insensitively (GUIs differ
+in case) and snapshots the current values into a frozen :class:`EngineConfig` for the
+search.
 
-To add an option (e.g. ``PostSearchLevel``), append one declaration to :data:`OPTIONS`
-and one field of the same ``field`` name to :class:`EngineConfig`; the import-time check
-at the bottom of this module fails if the two disagree::
+An option's ``field`` names either a field of :class:`usi_mate.SearchRequest` (the option
+sets that field of :attr:`EngineConfig.request`, each ``go`` replacing only its own
+limits) or one of :class:`EngineConfig`'s own (the engine's settings: table, threads,
+reports). To add an option for a search field, append one declaration to
+:data:`OPTIONS`; for an engine setting, also add its field to :class:`EngineConfig`. The
+import-time check at the bottom of this module fails if they disagree::
 
-    ComboOption("PostSearchLevel", "post_search_level", default="None",
-                choices=("None", "UpperBound", "MinLength"), help="...")
+    ComboOption("PostSearchLevel", "post_search", default="MinLength",
+                choices=POST_SEARCH_LEVELS, help="...")
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .settings import (
@@ -145,41 +148,6 @@ class ComboOption(Option):
         return super().usi_line() + "".join(f" var {c}" for c in self.choices)
 
 
-@dataclass(frozen=True)
-class StringOption(Option):
-    """Free text (USI ``type string``); the empty string travels as ``<empty>``."""
-
-    default: str
-
-    type: ClassVar[str] = "string"
-
-    def parse(self, value_text: str | None) -> str:
-        """Accept any text; ``<empty>`` or no value means the empty string."""
-        text = (value_text or "").strip()
-        return "" if text == "<empty>" else text
-
-    def format(self, value: Any) -> str:
-        """The text, or ``<empty>``."""
-        return str(value) or "<empty>"
-
-
-@dataclass(frozen=True)
-class ButtonOption(Option):
-    """An action without a value (USI ``type button``); ``parse`` returns True when pressed."""
-
-    default: bool
-
-    type: ClassVar[str] = "button"
-
-    def parse(self, value_text: str | None) -> bool:
-        """A press: any value text is ignored."""
-        return True
-
-    def usi_line(self) -> str:
-        """The ``usi`` answer's line: a button has no default."""
-        return f"option name {self.name} type button"
-
-
 # The ranges (hash, nodes, threads) are settings.py's, the one place they are written:
 # USI GUIs store spin values as numbers and ShogiHome (JavaScript) loses integers above
 # 2^53, so every max stays under that.
@@ -276,35 +244,29 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 
+# The options that set a field of the search request (the rest are EngineConfig's own).
+_REQUEST_FIELDS = frozenset(f.name for f in dataclasses.fields(SearchRequest))
+_REQUEST_DEFAULTS = SearchRequest()
+
+
+def _request_value(field: str, value: Any) -> Any:
+    """An option's value as its SearchRequest field takes it: 0 is "no limit" (None)
+    where the field's default is None (NodesLimit 0)."""
+    return None if value == 0 and getattr(_REQUEST_DEFAULTS, field) is None else value
+
+
 @dataclass(frozen=True)
 class EngineConfig:
-    """The typed option values a search runs with (one field per entry of :data:`OPTIONS`)."""
+    """The typed option values a search runs with: the engine's own settings, and in
+    ``request`` the search request the search options make (each ``go`` derives its own
+    from it with :func:`dataclasses.replace`, its limits replaced)."""
 
     hash_mb: int = DEFAULT_HASH_MB
     threads: int = 1
-    nodes_limit: int = 0
     pv_interval_ms: int = 1000
-    root_is_and_node_if_checked: bool = False
-    post_search: str = "MinLength"
-    min_length_effort: int = DEFAULT_MIN_LENGTH_EFFORT
-    ignore_futile_interpositions: bool = True
     report_cooks: bool = False
     ponder: bool = False
-
-    def request(
-        self, *, time_limit_ms: int | None, nodes_limit: int | None, max_length: int | None
-    ) -> SearchRequest:
-        """The search request of one ``go`` under these options, with the go's own limits
-        (TypeError/ValueError for a bad value, as :class:`SearchRequest` raises)."""
-        return SearchRequest(
-            time_limit_ms=time_limit_ms,
-            nodes_limit=nodes_limit,
-            max_length=max_length,
-            root_is_and_node_if_checked=self.root_is_and_node_if_checked,
-            post_search=self.post_search,
-            min_length_effort=self.min_length_effort,
-            ignore_futile_interpositions=self.ignore_futile_interpositions,
-        )
+    request: SearchRequest = field(default_factory=SearchRequest)
 
 
 class OptionValues:
@@ -346,8 +308,11 @@ class OptionValues:
         self._values[field] = value
 
     def config(self) -> EngineConfig:
-        """A frozen snapshot of the current values."""
-        return EngineConfig(**self._values)
+        """A frozen snapshot of the current values (TypeError/ValueError for a search
+        field's value that :class:`SearchRequest` refuses)."""
+        own = {k: v for k, v in self._values.items() if k not in _REQUEST_FIELDS}
+        asked = {k: _request_value(k, v) for k, v in self._values.items() if k in _REQUEST_FIELDS}
+        return EngineConfig(**own, request=SearchRequest(**asked))
 
 
 def _clip(text: str, limit: int = 60) -> str:
@@ -359,13 +324,19 @@ def _check_registry() -> None:
     # Registry and EngineConfig must name the same fields: a mismatch would only show up
     # as a TypeError at the first isready, so fail at import instead.
     declared = [o.field for o in OPTIONS]
-    fields = [f.name for f in dataclasses.fields(EngineConfig)]
-    if sorted(declared) != sorted(fields) or len(set(declared)) != len(declared):
-        raise AssertionError(f"OPTIONS fields {declared} do not match EngineConfig {fields}")
+    own = [f.name for f in dataclasses.fields(EngineConfig) if f.name != "request"]
+    if sorted(d for d in declared if d not in _REQUEST_FIELDS) != sorted(own) or len(
+        set(declared)
+    ) != len(declared):
+        raise AssertionError(f"OPTIONS fields {declared} do not match EngineConfig {own}")
     defaults = EngineConfig()
     for o in OPTIONS:
-        if getattr(defaults, o.field) != o.default:
-            raise AssertionError(f"EngineConfig.{o.field} default differs from {o.name}")
+        if o.field in _REQUEST_FIELDS:
+            wanted, default = getattr(defaults.request, o.field), _request_value(o.field, o.default)
+        else:
+            wanted, default = getattr(defaults, o.field), o.default
+        if wanted != default:
+            raise AssertionError(f"the default of {o.field} differs from {o.name}'s")
 
 
 _check_registry()

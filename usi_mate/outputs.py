@@ -35,6 +35,8 @@ import codecs
 import io
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 __all__ = [
     "EXIT_IO",
@@ -99,7 +101,7 @@ class OutputStream:
     user reads one message.
     """
 
-    def __init__(self, stream, name: str, *, owned: bool, encoding: str = "utf-8"):
+    def __init__(self, stream: Any, name: str, *, owned: bool, encoding: str = "utf-8"):
         self._stream = stream
         self.name = name
         self.encoding = encoding
@@ -107,7 +109,7 @@ class OutputStream:
         self.failed = False
         self._lost_bytes = False  # an OSError: bytes may be stuck in stdout's buffer
 
-    def _guard(self, action, *args):
+    def _guard(self, action: Callable[..., Any], *args: Any) -> Any:
         if self.failed:
             return None
         try:
@@ -143,7 +145,7 @@ class OutputStream:
     def isatty(self) -> bool:
         """Whether the output is a terminal (for a progress bar that shares it)."""
         try:
-            return self._stream.isatty()
+            return bool(self._stream.isatty())
         except (AttributeError, ValueError, OSError):
             return False
 

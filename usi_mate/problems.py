@@ -14,11 +14,9 @@ One position a line::
 - ``nomate<=N``: there is no mate within N plies (a longer one may exist);
 - ``>=N``: the shortest mate is at least N plies long.
 
-Blank lines and lines that start with ``#`` are skipped. A label is checked two
-ways (:class:`Expected`): against an *answer* (:meth:`Expected.agrees`, exact
-lengths: what ``usi-mate solve --check`` reports) and against a *verdict*
-(:meth:`Expected.agrees_verdict`, mate or no mate only: a first proof is not the
-shortest mate, so benchmarks of first proofs compare this).
+Blank lines and lines that start with ``#`` are skipped. A label (:class:`Expected`)
+is checked against an *answer* (:meth:`Expected.agrees`, exact lengths: what
+``usi-mate solve --check`` reports).
 """
 
 from __future__ import annotations
@@ -87,18 +85,6 @@ class Expected:
         if self.kind == "nomate_within":
             return not (mate and length is not None and length <= self.plies)
         return mate and length is not None and length >= self.plies
-
-    def agrees_verdict(self, status: str) -> bool:
-        """Whether a verdict agrees, whatever its length: ``N`` and ``>=N`` want a mate,
-        ``nomate`` wants no mate; ``nomate<=N`` accepts either (a longer mate may
-        exist), as long as the search finished."""
-        if status not in ("mate", "nomate"):
-            return False
-        if self.kind in ("exact", "at_least"):
-            return status == "mate"
-        if self.kind == "nomate":
-            return status == "nomate"
-        return True
 
 
 def parse_problem_line(line: str) -> tuple[str, Expected | None, str | None, dict[str, str]]:

@@ -19,6 +19,7 @@ import json
 import sys
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Any
 
 from .echo import ECHO_ERROR_LIMIT, printable
 from .problems import Problem
@@ -49,7 +50,7 @@ RECORD_FIELDS = [
 CHECK_FIELDS = ["verdict", "verdict_move", "cooks", "undecided"]
 
 
-def make_check_record(problem: Problem, outcome, check: bool) -> dict:
+def make_check_record(problem: Problem, outcome: Any, check: bool) -> dict[str, Any]:
     """The record of one problem checked with ``--check-cooks`` (``outcome``: a
     :class:`usi_mate.check_report.CheckReport`): its main search's record plus ``check``;
     ``nodes`` and ``time_ms`` are those of the whole check."""
@@ -64,7 +65,7 @@ def make_check_record(problem: Problem, outcome, check: bool) -> dict:
 
 def make_record(
     problem: Problem, result: MateResult | None, error: str | None, check: bool
-) -> dict:
+) -> dict[str, Any]:
     """The output record of one problem (field order = RECORD_FIELDS).
 
     ``status`` is the result's ("mate", "nomate", "unknown", "invalid"), "invalid"
@@ -142,14 +143,6 @@ class InputShape:
             self.label_chars = max(self.label_chars, len(problem.expected.text))
         self.any_error = self.any_error or bool(problem.error)
 
-    @classmethod
-    def of(cls, problems) -> InputShape:
-        """The shape of these problems."""
-        shape = cls()
-        for p in problems:
-            shape.add(p)
-        return shape
-
 
 class _Writer:
     """Writes records to a text stream, one complete record per write() call.
@@ -158,18 +151,18 @@ class _Writer:
     interrupted run's output valid: a record is either all there or absent.
     """
 
-    def __init__(self, out, shape: InputShape, check: bool, *, check_cooks: bool = False):
+    def __init__(self, out: Any, shape: InputShape, check: bool, *, check_cooks: bool = False):
         self.out, self.shape, self.check = out, shape, check
         self.check_cooks = check_cooks
 
     def begin(self) -> None:
         """Write whatever precedes the records."""
 
-    def format(self, record: dict) -> str:
+    def format(self, record: dict[str, Any]) -> str:
         """The text of one record, newline included."""
         raise NotImplementedError
 
-    def write(self, record: dict) -> None:
+    def write(self, record: dict[str, Any]) -> None:
         """Write one record and flush it, so a reader (or a crash) sees whole records."""
         self.out.write(self.format(record))
         self.out.flush()
@@ -178,12 +171,12 @@ class _Writer:
         """Write whatever follows the records (the text format's summary table)."""
 
 
-def _public(record: dict) -> dict:
+def _public(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if not k.startswith("_")}
 
 
 class _JsonlWriter(_Writer):
-    def format(self, record: dict) -> str:
+    def format(self, record: dict[str, Any]) -> str:
         return json.dumps(_public(record), ensure_ascii=False) + "\n"
 
 
@@ -192,12 +185,12 @@ class _CsvWriter(_Writer):
         self.out.write(self._row(RECORD_FIELDS + (CHECK_FIELDS if self.check_cooks else [])))
 
     @staticmethod
-    def _row(values: list) -> str:
+    def _row(values: list[Any]) -> str:
         buf = io.StringIO()
         csv.writer(buf, lineterminator="\n").writerow(values)
         return buf.getvalue()
 
-    def format(self, record: dict) -> str:
+    def format(self, record: dict[str, Any]) -> str:
         values = []
         for name in RECORD_FIELDS:
             v = record[name]
@@ -218,7 +211,7 @@ class _CsvWriter(_Writer):
         return self._row(values)
 
 
-def _verdict(record: dict) -> str:
+def _verdict(record: dict[str, Any]) -> str:
     if record["status"] == "mate":
         # "?": a limit ended the shortest-mate search first, so a shorter mate
         # may exist. Worth seeing next to a length that differs from its label.
@@ -227,10 +220,10 @@ def _verdict(record: dict) -> str:
     if record["status"] == "nomate" and record.get("certified"):
         # nomate+ certified, nomate! refuted (a bug), nomate~ tree too large to check
         return "nomate" + {"certified": "+", "refuted": "!", "incomplete": "~"}[record["certified"]]
-    return record["status"]
+    return str(record["status"])
 
 
-def _check_note(record: dict) -> str:
+def _check_note(record: dict[str, Any]) -> str:
     if record["agrees"] is None:
         return ""
     if record["agrees"]:
@@ -272,7 +265,7 @@ class _TextWriter(_Writer):
             len("DIFFERS (unreadable line)") if self.shape.any_error else 0,
         )
 
-    def format(self, record: dict) -> str:
+    def format(self, record: dict[str, Any]) -> str:
         cols = [
             _fit(record["id"], self.id_width),
             _verdict(record).ljust(8),
@@ -310,7 +303,7 @@ class _KifWriter(_Writer):
     own; the ``#`` lines carry the id, the SFEN and the verdict.
     """
 
-    def format(self, record: dict) -> str:
+    def format(self, record: dict[str, Any]) -> str:
         from .kif import format_kif_record
 
         where = (
@@ -354,7 +347,7 @@ class Tally:
     counts: dict[str, int] = field(
         default_factory=lambda: dict.fromkeys(("mate", "nomate", "unknown", "invalid", "error"), 0)
     )
-    disagreements: list[dict] = field(default_factory=list)
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
     unlabelled: int = 0
     unsure_lengths: int = 0
     certified: dict[str, int] = field(
@@ -364,7 +357,7 @@ class Tally:
     written: int = 0
     verdicts: dict[str, int] = field(default_factory=dict)
 
-    def add(self, record: dict) -> None:
+    def add(self, record: dict[str, Any]) -> None:
         """Count one written record (its status, check verdict, time and label agreement)."""
         self.counts[record["status"]] += 1
         if "check" in record:
@@ -416,7 +409,7 @@ class Tally:
         return table
 
 
-def print_disagreements(records: list[dict], total: int, prog: str) -> None:
+def print_disagreements(records: list[dict[str, Any]], total: int, prog: str) -> None:
     """The --check report on stderr: one line per disagreeing problem."""
     lines = [f"{prog}: {len(records)} of {total} problems disagree with their labels:"]
     width = min(max(len(r["id"]) for r in records), 40)

@@ -39,6 +39,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .problems import Problem
 from .records import CHECK_FIELDS, RECORD_FIELDS
@@ -158,7 +159,7 @@ def read_previous(
     fmt: str,
     encoding: str,
     check_cooks: bool,
-    on_record: Callable[[dict], None],
+    on_record: Callable[[dict[str, Any]], None],
     by_path: bool = False,
 ) -> PreviousOutput:
     """Read the output an earlier run left at ``path`` and remove its torn end.
@@ -194,7 +195,7 @@ class _Lines:
     """The lines of a file as text, each with its end; ``kept`` is the size of what has
     been read and accepted so far (what the file is cut back to)."""
 
-    def __init__(self, f, encoding: str) -> None:
+    def __init__(self, f: Any, encoding: str) -> None:
         self._f = f
         self._decoder = codecs.getincrementaldecoder(encoding)
         self.encoding = encoding
@@ -248,7 +249,7 @@ class _Lines:
 
     def size(self) -> int:
         self._f.seek(0, os.SEEK_END)
-        return self._f.tell()
+        return int(self._f.tell())
 
 
 def _not_a_record(where: str, why: str) -> ResumeError:
@@ -258,7 +259,9 @@ def _not_a_record(where: str, why: str) -> ResumeError:
     )
 
 
-def _read_jsonl(lines: _Lines, previous: PreviousOutput, on_record) -> None:
+def _read_jsonl(
+    lines: _Lines, previous: PreviousOutput, on_record: Callable[[dict[str, Any]], None]
+) -> None:
     last: tuple[int, str, int] | None = None  # a line is kept once another one follows it
     for text in lines:
         if last is not None:
@@ -268,7 +271,7 @@ def _read_jsonl(lines: _Lines, previous: PreviousOutput, on_record) -> None:
     _last_record(last, lambda n, t: _jsonl_record(n, t, previous, on_record), lines)
 
 
-def _last_record(last, read: Callable, lines: _Lines) -> None:
+def _last_record(last: Any, read: Callable[..., Any], lines: _Lines) -> None:
     """The last whole line: a record, or the start of the torn end (a kill between two
     writes of one long record can leave a line that ends where a field did)."""
     if last is None:
@@ -280,7 +283,9 @@ def _last_record(last, read: Callable, lines: _Lines) -> None:
     lines.kept = last[2]
 
 
-def _jsonl_record(number: int, text: str, previous: PreviousOutput, on_record) -> None:
+def _jsonl_record(
+    number: int, text: str, previous: PreviousOutput, on_record: Callable[[dict[str, Any]], None]
+) -> None:
     try:
         record = json.loads(text)
     except ValueError:
@@ -293,7 +298,12 @@ def _jsonl_record(number: int, text: str, previous: PreviousOutput, on_record) -
     on_record(record)
 
 
-def _read_csv(lines: _Lines, previous: PreviousOutput, check_cooks: bool, on_record) -> None:
+def _read_csv(
+    lines: _Lines,
+    previous: PreviousOutput,
+    check_cooks: bool,
+    on_record: Callable[[dict[str, Any]], None],
+) -> None:
     header = RECORD_FIELDS + (CHECK_FIELDS if check_cooks else [])
     rows = csv.reader(iter(lines))
     try:
@@ -320,7 +330,13 @@ def _read_csv(lines: _Lines, previous: PreviousOutput, check_cooks: bool, on_rec
     _last_record(last, lambda n, r: _csv_record(n, r, header, previous, on_record), lines)
 
 
-def _csv_record(number: int, row: list[str], header, previous, on_record) -> None:
+def _csv_record(
+    number: int,
+    row: list[str],
+    header: Any,
+    previous: PreviousOutput,
+    on_record: Callable[[dict[str, Any]], None],
+) -> None:
     if len(row) != len(header):
         raise _not_a_record(f"row {number}", f"{len(row)} fields, not {len(header)}")
     values = dict(zip(header, row))
@@ -338,7 +354,7 @@ _INT_FIELDS = {"length", "nodes", "time_ms", "line", "min_length", "shortest_pos
 _BOOL_FIELDS = {"agrees", "min_length_proven"}
 
 
-def _csv_value(name: str, text: str):
+def _csv_value(name: str, text: str) -> Any:
     """A csv field as the record holds it (the csv writer's conventions undone)."""
     if name == "moves":
         return text.split()

@@ -51,11 +51,24 @@ from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from itertools import compress, islice, repeat
 from operator import attrgetter, is_, itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._core import Position, Solver, start_search_thread
-from .settings import DEFAULT_HASH_MB, SearchRequest, check_hash_mb, check_int, check_threads
+from .settings import (
+    DEFAULT_HASH_MB,
+    SearchOptions,
+    SearchRequest,
+    check_hash_mb,
+    check_int,
+    check_threads,
+    search_request,
+)
 from .types import MateResult
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+elif TYPE_CHECKING:  # (Python 3.10 runs without it: the annotations are never evaluated)
+    from typing_extensions import Unpack
 
 __all__ = [
     "solve_many",
@@ -331,7 +344,7 @@ class ThreadRunner:
         self.sizer = ChunkSizer()
         self._solver = spec.make()
         self._task = task
-        self._chunks: queue.Queue = queue.Queue()
+        self._chunks: queue.Queue[Any] = queue.Queue()
         self._stopping = threading.Event()
         self._thread = start_search_thread(self._work, name="usi-mate-solve")
 
@@ -528,7 +541,7 @@ class _Replies:
     :data:`FLUSH_SECONDS` before that from a helper thread (the search releases the
     GIL), so that a long search does not hold back the answers that came before it."""
 
-    def __init__(self, conn) -> None:
+    def __init__(self, conn: Any) -> None:
         self._conn = conn
         self._lock = threading.Lock()
         self._order: int | None = None
@@ -574,7 +587,7 @@ def _picklable(answer: tuple[int, Any, Exception | None]) -> tuple[int, Any, Exc
         return (answer[0], None, RuntimeError(f"{type(error).__name__}: {error}"))
 
 
-def _worker_main(conn, spec: SolverSpec, task: Task, searching) -> None:
+def _worker_main(conn: Any, spec: SolverSpec, task: Task, searching: Any) -> None:
     """A worker process: one Solver, chunks in over the pipe, answers out.
 
     ``searching`` (shared memory) holds the index of the task being searched, -1
@@ -638,7 +651,7 @@ def _needs_a_look(results: list[MateResult], stopped: bool) -> bool:
     return "invalid" in statuses or (stopped and "unknown" in statuses)
 
 
-def _run_end(requests: list, first: int, cap: int) -> int:
+def _run_end(requests: list[Any], first: int, cap: int) -> int:
     """Where the run of positions from ``first`` with its request ends: at most ``cap``
     positions. (`in` and count look at identity first: one request object for a whole
     call, seen in one pass in C.)"""
@@ -651,7 +664,9 @@ def _run_end(requests: list, first: int, cap: int) -> int:
     return end
 
 
-def _search_runs_in_worker(solver: Solver, items: list, searching, replies, order: int) -> float:
+def _search_runs_in_worker(
+    solver: Solver, items: list[Any], searching: Any, replies: Any, order: int
+) -> float:
     """:func:`solve_task` on a worker's items, a run of positions with one request in
     one call into the core (as :meth:`ThreadRunner._search_runs`: a mate in one costs
     less than the call that would bring it alone). The core writes the index of the
@@ -738,7 +753,7 @@ class _Order:
 
 
 class _Worker:
-    def __init__(self, ctx, spec: SolverSpec, task: Task):
+    def __init__(self, ctx: Any, spec: SolverSpec, task: Task):
         self.conn, child = ctx.Pipe()
         self.searching = ctx.RawValue("q", -1)
         self.process = ctx.Process(
@@ -1043,7 +1058,7 @@ class ExecutorRunner:
         self._executor = executor
         self._spec = spec
         self._task = task
-        self._futures: set[Future] = set()
+        self._futures: set[Future[Any]] = set()
         self._stopping = False
         self.sizer = ChunkSizer()
         workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
@@ -1063,7 +1078,7 @@ class ExecutorRunner:
             self._futures.add(future)
             future.add_done_callback(functools.partial(self._done, chunk=chunk, indices=part))
 
-    def _done(self, future: Future, chunk: Chunk, indices: list[int]) -> None:
+    def _done(self, future: Future[Any], chunk: Chunk, indices: list[int]) -> None:
         self._futures.discard(future)
         if future.cancelled():
             return
@@ -1114,7 +1129,9 @@ class InOrder:
         self._head = 0  # outcomes of pending[0] already handed back
 
     def run(
-        self, tasks: Iterable[tuple[Any, tuple | None]], poll: Callable[[], None] | None = None
+        self,
+        tasks: Iterable[tuple[Any, tuple[Any, ...] | None]],
+        poll: Callable[[], None] | None = None,
     ) -> Iterator[tuple[Any, Any]]:
         """Yield ``(key, outcome)`` in task order; ``poll`` runs while waiting and may raise."""
         for keys, outcomes in self.run_chunks(tasks, poll):
@@ -1236,7 +1253,7 @@ def make_runner(
     executor: Executor | None = None,
     task: Task = solve_task,
     workers: int | None = None,
-):
+) -> ThreadRunner | ProcessRunner | ExecutorRunner:
     """The runner for ``jobs`` (1: this process) or for an executor, running ``task``;
     ``workers``: how many tasks an executor runs at once (it sizes the window of
     chunks in flight; default: the executor's ``_max_workers`` or the CPU count)."""
@@ -1252,16 +1269,13 @@ def make_runner(
 
 def solve_many(
     positions: Iterable[Position | str],
+    request: SearchRequest | None = None,
     *,
     jobs: int = 1,
     executor: Executor | None = None,
     hash_mb: int = DEFAULT_HASH_MB,
     threads: int = 1,
-    time_limit_ms: int | None = None,
-    nodes_limit: int | None = None,
-    post_search: str = "MinLength",
-    ignore_futile_interpositions: bool = True,
-    certify: bool = False,
+    **options: Unpack[SearchOptions],
 ) -> Iterator[MateResult]:
     """Solve many positions, yielding one :class:`MateResult` per position in input order.
 
@@ -1269,8 +1283,11 @@ def solve_many(
     (SFEN, ``"sfen ... moves ..."``, ``"startpos moves ..."``), read lazily, at
     most a few chunks per worker ahead of the results (positions go to the workers
     in chunks of about 0.15 s of search, see :class:`ChunkSizer`); a bare string is
-    refused (it would be read one character at a time). Limits apply to each
-    problem; the other keywords are those of :meth:`Solver.solve`.
+    refused (it would be read one character at a time). Each problem is searched as
+    ``request`` (a :class:`SearchRequest`; None: the defaults) with the fields the
+    other keywords name replaced (``options``: ``time_limit_ms``, ``nodes_limit``,
+    ``post_search``, ... as :meth:`Solver.solve` takes them); limits apply to each
+    problem.
 
     Where the searches run: with ``jobs=1`` in this process; with more, in
     ``jobs`` worker processes with a ``hash_mb`` table each (a worker that dies
@@ -1311,18 +1328,16 @@ def solve_many(
         raise TypeError(
             f"executor must be a concurrent.futures.Executor, not {type(executor).__name__}"
         )
-    request = SearchRequest(
-        time_limit_ms=time_limit_ms,
-        nodes_limit=nodes_limit,
-        post_search=post_search,
-        ignore_futile_interpositions=ignore_futile_interpositions,
-        certify=certify,
-    )
-    return _solve_many(positions, jobs, executor, request, SolverSpec(hash_mb, threads))
+    wanted = search_request(request, options)
+    return _solve_many(positions, jobs, executor, wanted, SolverSpec(hash_mb, threads))
 
 
 def _solve_many(
-    positions, jobs, executor, request: SearchRequest, spec: SolverSpec
+    positions: Iterable[Any],
+    jobs: int,
+    executor: Executor | None,
+    request: SearchRequest,
+    spec: SolverSpec,
 ) -> Iterator[MateResult]:
 
     def task(p: Any) -> tuple[Any, tuple[str, SearchRequest] | None]:

@@ -2,10 +2,18 @@
 
 USI options (:mod:`usi_mate.options`), the ``usi-mate solve`` command line, the
 keywords of :func:`usi_mate.solve`, :meth:`usi_mate.Solver.solve` and
-:func:`usi_mate.solve_many` all make a :class:`SearchRequest`, validated once, here;
-it travels unchanged to :meth:`usi_mate.Solver.search`, where the compiled core reads
-its limits from it (``_search_limits`` in usi_mate/_core.pyx). Times are integer
+:func:`usi_mate.solve_many` all make a :class:`SearchRequest`, validated once, here:
+the entries take a ``request`` and the request's fields as keywords
+(:class:`SearchOptions`), and one function, :func:`search_request`, makes the request of
+both. It travels unchanged to :meth:`usi_mate.Solver.search`, where the compiled core
+reads its limits from it (``_search_limits`` in usi_mate/_core.pyx). Times are integer
 milliseconds end to end.
+
+A new search option is a field of :class:`SearchRequest` (and its check), the same key in
+:class:`SearchOptions` (the import fails when the two differ), its line in
+``_search_limits`` and its field of the core's ``SearchLimits`` (csrc/search_types.h and
+usi_mate/_core.pxd); a USI option for it is one declaration in
+:data:`usi_mate.options.OPTIONS`.
 
 The core's constants (defaults, the futility cap, post-search level names, the ply
 cut) are defined once in csrc/ and imported from :mod:`usi_mate._core`; the limits
@@ -14,8 +22,10 @@ below are the API's own.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal, TypedDict, get_args
 
 from ._core import (
     DEFAULT_CERTIFY_NODES,
@@ -31,7 +41,9 @@ from ._core import (
 
 __all__ = [
     "SearchRequest",
-    "SearchSettings",
+    "SearchOptions",
+    "PostSearchLevel",
+    "search_request",
     "check_int",
     "check_threads",
     "check_hash_mb",
@@ -71,6 +83,15 @@ MAX_LENGTH = MAX_PLY - 1  # the search follows paths of fewer than MAX_PLY plies
 MAX_MIN_LENGTH_EFFORT = 1_000_000
 # A futility cap this large is no cap: every judgement is settled, however long.
 MAX_FUTILITY_NODE_CAP = UNCAPPED_FUTILITY_NODE_CAP
+
+
+# What happens after the first proof (csrc/search_types.h, PostSearchLevel): the first
+# proof as it is, a line as long as its proven bound, or the shortest mate. Checked
+# against the core's names below.
+PostSearchLevel = Literal["None", "UpperBound", "MinLength"]
+
+if get_args(PostSearchLevel) != POST_SEARCH_LEVELS:
+    raise ImportError(f"PostSearchLevel differs from the core's levels {POST_SEARCH_LEVELS}")
 
 
 def check_int(name: str, value: Any, low: int, high: int, *, none_ok: bool = True) -> int | None:
@@ -123,7 +144,7 @@ class SearchRequest:
 
     time_limit_ms: int | None = None
     nodes_limit: int | None = None
-    post_search: str = "MinLength"
+    post_search: PostSearchLevel = "MinLength"
     ignore_futile_interpositions: bool = True
     root_is_and_node_if_checked: bool = False
     certify: bool = False
@@ -149,10 +170,67 @@ class SearchRequest:
             check_int("certify_nodes", self.certify_nodes, 0, MAX_NODES)
         check_int("futility_node_cap", self.futility_node_cap, 1, MAX_FUTILITY_NODE_CAP)
 
-    def keywords(self) -> dict[str, Any]:
-        """The request as keywords of :meth:`usi_mate.Solver.solve`."""
-        return asdict(self)
+
+class SearchOptions(TypedDict, total=False):
+    """The fields of :class:`SearchRequest` as keywords (all optional): what
+    :func:`usi_mate.solve`, :meth:`usi_mate.Solver.solve` and :func:`usi_mate.solve_many`
+    take beside ``request``, typed (``**options: Unpack[SearchOptions]``)."""
+
+    time_limit_ms: int | None
+    nodes_limit: int | None
+    post_search: PostSearchLevel
+    ignore_futile_interpositions: bool
+    root_is_and_node_if_checked: bool
+    certify: bool
+    max_length: int | None
+    min_length_effort: int
+    certify_nodes: int | None
+    futility_node_cap: int | None
 
 
-# Its earlier name (usi_mate.SearchSettings): the same class.
-SearchSettings = SearchRequest
+if list(SearchOptions.__annotations__) != [f.name for f in fields(SearchRequest)]:
+    raise ImportError("SearchOptions must name the fields of SearchRequest, in their order")
+
+_DEFAULT_REQUEST = SearchRequest()
+# Taken for their truth value (as the entries' keywords always were): True for 1.
+_TRUTH_FIELDS = ("ignore_futile_interpositions", "root_is_and_node_if_checked", "certify")
+
+
+def search_request(request: SearchRequest | None, options: SearchOptions) -> SearchRequest:
+    """The one maker of a request from an entry's arguments: ``request`` (None: the
+    defaults) with the fields ``options`` name replaced, validated once. (The entries
+    take ``options`` as keywords, ``**options: Unpack[SearchOptions]``, and hand the
+    dict over as it is.)
+
+    TypeError for a keyword that is no field of :class:`SearchRequest`, for a request
+    that is none, and as :class:`SearchRequest` raises (ValueError likewise).
+    ``ignore_futile_interpositions``, ``root_is_and_node_if_checked`` and ``certify``
+    are taken for their truth value.
+    """
+    if request is not None and type(request) is not SearchRequest:
+        if not isinstance(request, SearchRequest):
+            raise TypeError(f"request must be a SearchRequest, not {type(request).__name__}")
+    if not options:
+        return _DEFAULT_REQUEST if request is None else request
+    try:
+        # The names, then the values, each an argument of its own: the cache tells
+        # 100000.0 (refused) from 100000.
+        return _cached_request(request, *options, *options.values())
+    except TypeError:
+        # Unhashable (a list where a number belongs) or refused: made again uncached,
+        # the request raises its own error.
+        return _replaced(request, options)
+
+
+def _replaced(request: SearchRequest | None, options: Mapping[str, Any]) -> SearchRequest:
+    changes: dict[str, Any] = {k: bool(v) if k in _TRUTH_FIELDS else v for k, v in options.items()}
+    return replace(_DEFAULT_REQUEST if request is None else request, **changes)
+
+
+@functools.lru_cache(maxsize=64, typed=True)
+def _cached_request(request: SearchRequest | None, *names_values: Any) -> SearchRequest:
+    # The requests the keywords made lately: a caller's loop asks the same each time, and
+    # validating a SearchRequest again would cost a short search's call more than it
+    # (docs/BENCHMARKS.md, "What a call's path costs").
+    half = len(names_values) // 2
+    return _replaced(request, dict(zip(names_values[:half], names_values[half:], strict=True)))

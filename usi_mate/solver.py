@@ -3,35 +3,40 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ._core import Position, Solver
-from .settings import DEFAULT_HASH_MB, DEFAULT_MIN_LENGTH_EFFORT, SearchRequest
+from .settings import DEFAULT_HASH_MB, SearchOptions, SearchRequest, search_request
 from .types import MateResult, SearchProgress
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+elif TYPE_CHECKING:  # (Python 3.10 runs without it: the annotations are never evaluated)
+    from typing_extensions import Unpack
 
 
 def solve(
     position: Position | str,
+    request: SearchRequest | None = None,
     *,
-    time_limit_ms: int | None = None,
-    nodes_limit: int | None = None,
     hash_mb: int = DEFAULT_HASH_MB,
-    on_progress: Callable[[SearchProgress], None] | None = None,
-    root_is_and_node_if_checked: bool = False,
-    post_search: str = "MinLength",
-    ignore_futile_interpositions: bool = True,
-    certify: bool = False,
-    max_length: int | None = None,
     threads: int = 1,
-    min_length_effort: int = DEFAULT_MIN_LENGTH_EFFORT,
+    on_progress: Callable[[SearchProgress], None] | None = None,
+    **options: Unpack[SearchOptions],
 ) -> MateResult:
     """Search ``position`` for a mate with a fresh table of ``hash_mb`` MB.
 
     ``position`` is a :class:`Position`, an SFEN, or USI position text
     (``"startpos moves ..."``, ``"sfen ... moves ..."``). The side to move
-    attacks. ``post_search`` is "MinLength" (default: the shortest mate under
-    the longest defence), "UpperBound" or "None" (the first proof, fastest).
+    attacks. The search is ``request`` (a :class:`SearchRequest`; None: the
+    defaults) with the fields the other keywords name replaced (``options``, any of
+    :class:`usi_mate.settings.SearchOptions`: ``time_limit_ms``, ``nodes_limit``,
+    ``post_search``, ...), as :meth:`Solver.solve` takes them. ``post_search`` is
+    "MinLength" (default: the shortest mate under the longest defence), "UpperBound"
+    or "None" (the first proof, fastest).
     ``ignore_futile_interpositions`` (default) leaves futile interpositions
     (無駄合) out of the count and the line, as composers do.
     With ``certify``, a "no mate" is checked by replaying an explicit
@@ -51,19 +56,9 @@ def solve(
     Its table, as much of ``hash_mb`` as the searches used, stays allocated between
     calls; :func:`release` frees this thread's.
     """
+    wanted = search_request(request, options)  # (bad arguments raise before a table is made)
     solver = _kept_solver(hash_mb, threads)
-    request = SearchRequest(
-        time_limit_ms=time_limit_ms,
-        nodes_limit=nodes_limit,
-        # (these three are taken for their truth value, as Solver.solve takes them)
-        root_is_and_node_if_checked=bool(root_is_and_node_if_checked),
-        post_search=post_search,
-        ignore_futile_interpositions=bool(ignore_futile_interpositions),
-        certify=bool(certify),
-        max_length=max_length,
-        min_length_effort=min_length_effort,
-    )
-    return solver.search(position, request, on_progress=on_progress)
+    return solver.search(position, wanted, on_progress=on_progress)
 
 
 _kept = threading.local()
@@ -79,8 +74,8 @@ def _kept_solver(hash_mb: int, threads: int) -> Solver:
         kept.clear()
         return kept
     _kept.solver = None  # the old table goes before the new one is allocated
-    _kept.solver = Solver(hash_mb, threads=threads)
-    return _kept.solver
+    _kept.solver = made = Solver(hash_mb, threads=threads)
+    return made
 
 
 def release() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Literal
+from typing import Any, Literal
 
 MateStatus = Literal["mate", "nomate", "unknown", "invalid"]
 StopReason = Literal["nodes", "time", "stop", "depth", "length", "line", "effort"]
@@ -66,8 +66,8 @@ class MateResult:
     stop_reason: StopReason | None = None
     line_nodes: int = 0
     # The proven shortest mate in plies, None when not proven (see min_length_proven).
-    # It is the same whichever line is read: two runs of yaneuraou mate11-0624
-    # answered a 9-ply and an 11-ply line, both "proven", where the minimum is 11.
+    # It is the same whichever line is read (docs/DFPN.md, "Composers' choices among
+    # defences": the line can be shorter than the minimum).
     min_length: int | None = None
     # No mate shorter than this is proven (None: nothing beyond the trivial); equal to
     # min_length when that is proven.
@@ -81,7 +81,7 @@ class MateResult:
     # Slots, not a __dict__: a bulk caller keeps millions of these (a fraction of the
     # memory, docs/BATCH.md), and the cyclic collector scans one object less per result.
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as its field values in order: a worker process sends every result to
         # its parent, and the default (class, then a dict of names) cost a mate in one
         # more than its search. Rebuilt by the builder itself (usi_mate._core's once it
@@ -129,12 +129,7 @@ _RESULT_FIELDS = tuple(f.name for f in fields(MateResult))
 _field_values = attrgetter(*_RESULT_FIELDS)
 
 
-def _unpickle_result(values: tuple) -> MateResult:
-    """A MateResult pickled by an earlier version (its field values in order)."""
-    return _mate_result_of_values(values)
-
-
-def _python_result_of_values(values: tuple) -> MateResult:
+def _python_result_of_values(values: tuple[Any, ...]) -> MateResult:
     """The MateResult whose fields are ``values`` (every field, in order), without the
     frozen dataclass's ``__init__`` and its checks."""
     result = _new_object(MateResult)

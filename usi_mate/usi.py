@@ -31,16 +31,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import TextIO
+from dataclasses import dataclass, field, replace
+from typing import Any, TextIO
 
 from . import __version__
 from ._core import Position, Solver, start_search_thread
+from .echo import printable
 from .memory import hash_limit_mb, threads_fit
 from .options import OPTIONS, EngineConfig, OptionError, OptionValues
 from .types import MateResult, SearchProgress
 from .usi_answers import answer_lines, cook_lines, mate_info_line, progress_line, progress_lines
-from .usi_commands import GoCommand, PositionCommand, SetOptionCommand, UsiError, printable
+from .usi_commands import GoCommand, PositionCommand, SetOptionCommand, UsiError
 
 __all__ = [
     "UsiEngine",
@@ -315,7 +316,7 @@ class UsiEngine:
         config = self._config
         position = self._position
         time_ms = command.time_ms if command.mate else command.analysis_budget_ms(position.turn)
-        node_limits = [n for n in (config.nodes_limit, command.nodes) if n]
+        node_limits = [n for n in (config.request.nodes_limit, command.nodes) if n]
         search = _Search(
             command=command,
             sfen=position.sfen(),
@@ -380,7 +381,8 @@ class UsiEngine:
         res: MateResult | None
         try:
             try:
-                request = search.config.request(
+                request = replace(
+                    search.config.request,
                     time_limit_ms=search.time_ms,
                     nodes_limit=search.nodes,
                     max_length=search.command.depth,
@@ -428,7 +430,7 @@ class UsiEngine:
             budget_ms = left - left // 10 - REPORT_COOKS_MARGIN_MS
         nodes = None if search.nodes is None else search.nodes - res.nodes
 
-        def report_finding(found) -> None:
+        def report_finding(found: Any) -> None:
             for line in cook_lines(found):
                 self.write(line)
 
@@ -443,8 +445,8 @@ class UsiEngine:
                 time_limit_ms=budget_ms,
                 nodes_limit=nodes,
                 defences=False,
-                root_is_and_node_if_checked=search.config.root_is_and_node_if_checked,
-                ignore_futile_interpositions=search.config.ignore_futile_interpositions,
+                root_is_and_node_if_checked=search.config.request.root_is_and_node_if_checked,
+                ignore_futile_interpositions=search.config.request.ignore_futile_interpositions,
                 should_stop=search.release.is_set,
                 on_finding=report_finding,
                 fresh_retries=False,  # USI_Hash is all the memory the GUI gave us

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from .echo import printable
 from .types import MateResult, SearchProgress
-from .usi_commands import GoCommand, printable
+from .usi_commands import GoCommand
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

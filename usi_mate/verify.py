@@ -1,20 +1,67 @@
-"""Where a mating line may end when futile interpositions are ignored, by this engine's rule.
+"""The futility rule in Python, and where a mating line may end by it.
 
-:func:`only_futile_replies` proves each capture-and-mate with this project's solver (what
-the engine itself believes); :func:`given_back` and :func:`given_back_sfen` make the
-position the rule asks about. The checks that need cshogi, an independent move
-generator (the ``test`` extra), are not part of the package: the benchmarks' line
-checker and their futility judge independent of this engine are in
-scripts/mate_lines.py.
+:func:`judge_drop` is the rule's one Python copy (docs/FUTILE.md; the core's is
+``FutilityJudge``, csrc/futility.h): which positions it asks about and what their
+answers make of the drop. Its callers say how each question is searched:
+:func:`only_futile_replies` (a line's end, with this engine's solver: what the engine
+itself believes) and the composer's check (usi_mate/checker.py, within its budget).
+:func:`given_back` and :func:`given_back_sfen` make the position the rule asks about.
+The checks that need cshogi, an independent move generator (the ``test`` extra), are not
+part of the package: the benchmarks' line checker and the futility *oracle* independent
+of this engine (``oracle_only_futile_replies``) are in scripts/mate_lines.py.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
 
 from ._core import Position
 from .solver import solve
 
 # Hand letters in SFEN order; uppercase is black.
 _HAND_ORDER = "RBGSNLPrbgsnlp"
+
+FutilityVerdict = Literal["futile", "not futile", "unsettled", "spent"]
+
+
+def judge_drop(
+    pos: Position, drop: str, mate_status: Callable[[str], str | None]
+) -> tuple[FutilityVerdict, str | None]:
+    """Whether the interposing ``drop`` (a USI drop, legal at ``pos``: the defender to
+    move, in check) is futile (docs/FUTILE.md): some checking capture of the dropped
+    piece leaves a position that is still mate with the piece given back to the defender.
+
+    Each checking capture on the drop's square is asked in turn, as
+    ``mate_status(sfen)`` of the position after it with the piece given back (the
+    defender to move, in check: an AND root); it answers "mate", "nomate", anything else
+    (not settled), or None (no more questions: the caller's budget is spent). Returns
+    ("futile", the capture) at the first mate; else ("spent", None) when a question
+    went unasked, ("unsettled", None) when one was not settled, ("not futile", None)
+    when every one is a proven "no mate" (or there is no such capture). ``pos`` is as
+    it was.
+    """
+    square, piece = drop[2:4], drop[0]
+    pos.push_usi(drop)
+    try:
+        captures = [m for m in pos.check_moves() if m[1] != "*" and m[2:4] == square]
+        unsettled = False
+        for capture in captures:
+            pos.push_usi(capture)
+            without = given_back(pos, piece)
+            pos.pop()
+            if without is None:
+                continue  # the capture took something else (cannot happen for a drop's square)
+            status = mate_status(without)
+            if status is None:
+                return "spent", None
+            if status == "mate":
+                return "futile", capture
+            if status != "nomate":
+                unsettled = True
+        return ("unsettled" if unsettled else "not futile"), None
+    finally:
+        pos.pop()
 
 
 def only_futile_replies(sfen: str, *, nodes_limit: int = 200_000) -> bool:
@@ -25,38 +72,23 @@ def only_futile_replies(sfen: str, *, nodes_limit: int = 200_000) -> bool:
     piece given back to the defender. Such a position ends a line under the
     composers' count (``ignore_futile_interpositions=True``). Each capture-and-mate
     is proven with a search of at most ``nodes_limit`` nodes; a search that does
-    not finish counts as "not futile".
+    not finish counts as "not futile" (the rule's questions: :func:`judge_drop`).
     """
     pos = Position(sfen)
     replies = pos.legal_moves()
     if not pos.is_check() or not replies or any(r[1] != "*" for r in replies):
         return False
-    for reply in replies:
-        pos.push_usi(reply)
-        square = reply[2:]
-        captures = [m for m in pos.check_moves() if m[1] != "*" and m[2:4] == square]
-        futile = any(_mates_without(pos, c, reply[0], nodes_limit) for c in captures)
-        pos.pop()
-        if not futile:
-            return False
-    return True
 
+    def mate_status(sfen: str) -> str:
+        return solve(
+            sfen,
+            root_is_and_node_if_checked=True,
+            nodes_limit=nodes_limit,
+            hash_mb=16,
+            post_search="None",
+        ).status
 
-def _mates_without(pos: Position, capture: str, letter: str, nodes_limit: int) -> bool:
-    """After `capture`, does the attacker still mate with one `letter` moved to the defender?"""
-    pos.push_usi(capture)
-    given_back = given_back_sfen(pos.sfen(), letter)
-    pos.pop()
-    if given_back is None:
-        return False
-    result = solve(
-        given_back,
-        root_is_and_node_if_checked=True,
-        nodes_limit=nodes_limit,
-        hash_mb=16,
-        post_search="None",
-    )
-    return result.status == "mate"
+    return all(judge_drop(pos, reply, mate_status)[0] == "futile" for reply in replies)
 
 
 def given_back(pos: Position, letter: str) -> str | None:
