@@ -10,6 +10,7 @@
 #endif
 
 #include "scoped_move.h"
+#include "selection.h"
 #include "worker.h"
 
 namespace usi_mate {
@@ -309,66 +310,6 @@ void Worker::finalize(SearchFrame& f, int n, bool or_node, uint32_t pn, uint32_t
     tt_->store(key, attacker_hand(), pn, dn, f.budget, amount);
   }
 }
-
-namespace {
-
-// The children's values at a node: the best child (by pn at OR nodes, dn at
-// AND nodes), the best and second-best values, and the sum of the other number.
-struct Selection {
-  uint32_t min_v = PN_INF, second = PN_INF;
-  uint64_t sum = 0;
-  int best = -1;
-};
-
-inline Selection select_child(const SearchFrame& f, int n, bool or_node, bool tie_last) {
-  Selection s;
-  for (int i = 0; i < n; ++i) {
-    const ChildNode& c = f.child[i];
-    if (c.delayed) continue;
-    uint32_t v = or_node ? c.pn : c.dn;
-    uint32_t w = or_node ? c.dn : c.pn;
-    s.sum += w;
-    // Of equally good children the one the other number rates higher goes
-    // first: at an OR node the check harder to disprove, at an AND node the
-    // reply harder to prove: fewer nodes on the hardest first proofs
-    // (docs/DFPN.md, "df-pn"). Of those, a drop check first
-    // (checks are generated board moves first): on the longest works the first
-    // proof then comes out nearer the composer's length.
-    bool better = v < s.min_v || s.best < 0;
-    if (!better && v == s.min_v) {
-      const ChildNode& b = f.child[s.best];
-      uint32_t wb = or_node ? b.dn : b.pn;
-      better = w != wb ? w > wb : tie_last || (or_node && is_drop(c.move) && !is_drop(b.move));
-    }
-    if (better) {
-      s.second = s.min_v;
-      s.min_v = v;
-      s.best = i;
-    } else if (v < s.second) {
-      s.second = v;
-    }
-  }
-  return s;
-}
-
-// The best child's thresholds (pn, dn) from the node's and its siblings'.
-inline std::pair<uint32_t, uint32_t> child_thresholds(const Selection& s, uint32_t sum_v, uint32_t w_best, bool or_node,
-                                                      uint32_t th_pn, uint32_t th_dn, uint32_t eps_shift) {
-  uint32_t th_min = or_node ? th_pn : th_dn;
-  uint32_t th_sum = or_node ? th_dn : th_pn;
-  // 1+epsilon trick (Pawlewicz & Lew): stay in the best child until it is a
-  // quarter worse than the second best, not just one worse; this cuts the
-  // thrashing between siblings of similar value.
-  uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(s.second) + std::max<uint32_t>(1, s.second >> eps_shift));
-  // An infinite threshold stays infinite: with the siblings' sum clamped just below
-  // PN_INF, th_sum - sum_v + w_best left the child one above its own value, and
-  // it returned after every step, to be entered again down the same forced
-  // stretch, so a long work could stall (docs/DFPN.md, "df-pn").
-  uint64_t child_th_sum = th_sum >= PN_INF ? PN_INF : std::min<uint64_t>(PN_INF, uint64_t(th_sum) - sum_v + w_best);
-  return {uint32_t(or_node ? child_th_min : child_th_sum), uint32_t(or_node ? child_th_sum : child_th_min)};
-}
-
-}  // namespace
 
 // A node with no plies left: nothing fits but a mate already on the board
 // (or, ignoring futile interpositions, a check that only they can answer).

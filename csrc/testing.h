@@ -23,6 +23,7 @@
 #include "monitor.h"
 #include "proof_hand.h"
 #include "repetition.h"
+#include "selection.h"
 #include "short_mates.h"
 #include "solver.h"
 #include "tt.h"
@@ -605,6 +606,47 @@ class ReaderBench {
   std::string sfen_;
   std::atomic<bool> stop_{false};
 };
+
+// ---------------------------------------------------------------------------
+// The MID loop's choice (selection.h) over children given as numbers: each
+// child is (pn, dn, drop, delayed); a drop is a pawn drop, a board move a
+// rook's, both to distinct squares (the rule reads only whether a move is a
+// drop). Returns the best child's index, the best and second values, the sum
+// of the other number and, given the node's thresholds, the best child's
+// thresholds (pn, dn).
+struct ChoiceResult {
+  int best;
+  uint32_t min_v, second;
+  uint64_t sum;
+  uint32_t child_th_pn, child_th_dn;
+};
+
+inline ChoiceResult choose_child(const std::vector<std::vector<uint32_t>>& children, bool or_node, bool tie_last,
+                                 uint32_t th_pn, uint32_t th_dn, uint32_t eps_shift) {
+  if (children.size() > size_t(MAX_MOVES)) throw std::invalid_argument("too many children");
+  auto f = std::make_unique<SearchFrame>();
+  int n = int(children.size());
+  for (int i = 0; i < n; ++i) {
+    const auto& v = children[size_t(i)];
+    if (v.size() != 4) throw std::invalid_argument("a child is (pn, dn, drop, delayed)");
+    ChildNode& c = f->child[i];
+    c = ChildNode{};
+    c.move = v[2] ? make_drop(PAWN, Square(i)) : make_move(Square(80 - i), Square(i), ROOK);
+    c.pn = v[0];
+    c.dn = v[1];
+    c.delayed = uint8_t(v[3]);
+  }
+  Selection s = select_child(*f, n, or_node, tie_last);
+  ChoiceResult out{s.best, s.min_v, s.second, s.sum, 0, 0};
+  if (s.best >= 0) {
+    uint32_t sum_v = s.min_v == 0 ? PN_INF : uint32_t(std::min<uint64_t>(s.sum, PN_INF - 1));
+    const ChildNode& c = f->child[s.best];
+    auto th = child_thresholds(s, sum_v, or_node ? c.dn : c.pn, or_node, th_pn, th_dn, eps_shift);
+    out.child_th_pn = th.first;
+    out.child_th_dn = th.second;
+  }
+  return out;
+}
 
 }  // namespace testing
 }  // namespace usi_mate

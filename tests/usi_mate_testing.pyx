@@ -22,6 +22,7 @@ from usi_mate._core import _STATUS, _STOP_REASON, POST_SEARCH_LEVELS
 cdef extern from "tt.h" namespace "usi_mate":
     const unsigned short c_BUDGET_NONE "usi_mate::BUDGET_NONE"
     const unsigned short c_LEN_INF "usi_mate::LEN_INF"
+    const unsigned int c_PN_INF "usi_mate::PN_INF"
 
 
 cdef extern from "length_bounds.h" namespace "usi_mate":
@@ -63,6 +64,16 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
         void new_search()
         void clear()
         int hashfull()
+
+    cdef struct TChoice "usi_mate::testing::ChoiceResult":
+        int best
+        unsigned int min_v
+        unsigned int second
+        uint64_t sum
+        unsigned int child_th_pn
+        unsigned int child_th_dn
+
+    TChoice t_choose_child "usi_mate::testing::choose_child"(const vector[vector[unsigned int]]&, bint, bint, unsigned int, unsigned int, unsigned int) except +
 
     cdef struct TLineSolve "usi_mate::testing::LineSolve":
         int status
@@ -198,6 +209,7 @@ cdef extern from "repetition.h" namespace "usi_mate":
 # The unbounded search's budget (the table's BUDGET_NONE), and the length of no mate.
 BUDGET_NONE = c_BUDGET_NONE
 LEN_INF = c_LEN_INF
+PN_INF = c_PN_INF
 # SearchMonitor's constants (csrc/monitor.h).
 NO_LIMIT = c_kNoLimit
 CHECK_INTERVAL = c_kCheckInterval
@@ -747,3 +759,24 @@ cdef class _LengthBounds:
 
     def proven_lower(self):
         return self.b.proven_lower()
+
+
+def _choose_child(children, or_node, tie_last=False, th_pn=None, th_dn=None, eps_shift=2):
+    """select_child and child_thresholds (csrc/selection.h) over children given as
+    (pn, dn, drop, delayed): a dict of the best index, min and second values, the sum
+    of the other number and the best child's thresholds (th_* None: infinite)."""
+    cdef vector[vector[unsigned int]] c_children
+    cdef vector[unsigned int] row
+    cdef unsigned int flag
+    for pn, dn, is_drop, delayed in children:
+        flag = 1 if is_drop else 0
+        row.clear()
+        row.push_back(pn)
+        row.push_back(dn)
+        row.push_back(flag)
+        row.push_back(delayed)
+        c_children.push_back(row)
+    inf = c_PN_INF
+    cdef TChoice r = t_choose_child(c_children, or_node, tie_last, inf if th_pn is None else th_pn,
+                                    inf if th_dn is None else th_dn, eps_shift)
+    return dict(best=r.best, min=r.min_v, second=r.second, sum=r.sum, th_pn=r.child_th_pn, th_dn=r.child_th_dn)
