@@ -9,6 +9,7 @@
 #include <cstdio>
 #endif
 
+#include "delayed_drops.h"
 #include "scoped_move.h"
 #include "selection.h"
 #include "worker.h"
@@ -114,14 +115,9 @@ void Worker::init_child(ChildNode& c, int ply, bool or_node, uint64_t path_key, 
   }
 }
 
-// Delayed expansion of interpositions (合駒の遅延展開, as in KomoringHeights):
-// against a distant check the defender may drop any of up to seven piece types
-// on each square between. Those drops are usually refuted the same way, so only
-// the first drop on each square takes part in the search; the next one on that
-// square is expanded when it is proven. The AND node is proven only when every
-// drop has been, so this changes the order of work, never the verdict. Summing
-// seven similar proof numbers would otherwise make far checks look seven times
-// harder than they are.
+// Expands a node's children: checks at OR nodes, evasions at AND nodes, each
+// initialised from a one-ply look, except the interposing drops held back
+// (DelayedDrops, delayed_drops.h).
 void Worker::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, int& n) {
   if (or_node)
     generate_checks(*pos_, f.moves);
@@ -138,31 +134,18 @@ void Worker::expand(SearchFrame& f, int ply, bool or_node, uint64_t path_key, in
   // the mate the other replies allow (futility.cpp), so drops wait until
   // those are proven (resolve_waiting_drops).
   bool drops_wait = !or_node && futility_.enabled() && f.budget != BUDGET_NONE;
-  Bitboard drop_seen;
+  DelayedDrops drops(drops_wait);
   for (int i = 0; i < n; ++i) {
-    Move m = f.moves[i];
     ChildNode& c = f.child[i];
-    c.move = m;
-    if (!or_node && is_drop(m)) {
-      Bitboard to = square_bb(move_to(m));
-      if (drops_wait || (drop_seen & to)) {
-        c.delayed = drops_wait ? kWaiting : kStandBy;
-        f.waiting += drops_wait;
-        c.pn = 1;
-        c.dn = 1;
-        c.hand = 0;
-        c.mate_len = 0;
-        c.path_dependent = 0;
-        c.futile = 0;
-        continue;
-      }
-      drop_seen |= to;
+    c.move = f.moves[i];
+    if (!or_node && drops.hold_back(c)) {
+      f.waiting += c.delayed == kWaiting;
+      continue;
     }
     init_child(c, ply, or_node, path_key, scratch, budget);
     if ((or_node && c.pn == 0) || (!or_node && c.dn == 0 && !c.path_dependent)) {
       n = i + 1;  // settled: the rest need not be looked at
-      f.waiting = 0;
-      for (int j = 0; j < n; ++j) f.waiting += f.child[j].delayed == kWaiting;
+      f.waiting = DelayedDrops::count_waiting(f, n);
       break;
     }
   }
@@ -185,14 +168,7 @@ bool Worker::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
   // The other replies, all proven: what the drops are judged against.
   Move others[MAX_MOVES];
   uint16_t lens[MAX_MOVES];
-  int n_others = 0;
-  for (int i = 0; i < n; ++i) {
-    const ChildNode& c = f.child[i];
-    if (!is_drop(c.move) && c.pn == 0) {
-      others[n_others] = c.move;
-      lens[n_others++] = c.mate_len;
-    }
-  }
+  int n_others = DelayedDrops::judged_against(f, n, others, lens);
   MoveList& scratch = frame(ply + 1).moves;
   uint16_t budget = child_budget(f.budget);
   Bitboard active;  // squares with a drop in the search
@@ -223,15 +199,10 @@ bool Worker::resolve_waiting_drops(SearchFrame& f, int n, int ply, uint64_t path
 }
 
 void Worker::activate_next_drop(SearchFrame& f, int n, int proven, bool or_node, uint64_t path_key, int ply) {
-  Square to = move_to(f.child[proven].move);
-  for (int j = 0; j < n; ++j) {
-    const ChildNode& c = f.child[j];
-    if (!c.delayed && c.pn != 0 && is_drop(c.move) && move_to(c.move) == to) return;  // square still has a stand-in
-  }
   MoveList& scratch = frame(ply + 1).moves;
-  for (int j = 0; j < n; ++j) {
+  for (int j = DelayedDrops::next_on_square(f, n, proven); j >= 0;
+       j = DelayedDrops::next_on_square(f, n, proven, j + 1)) {
     ChildNode& c = f.child[j];
-    if (c.delayed != kStandBy || move_to(c.move) != to) continue;
     init_child(c, ply, or_node, path_key, scratch, child_budget(f.budget));
     if (c.pn != 0) return;  // this one now stands for the square
   }

@@ -20,7 +20,7 @@ struct ChildNode {
   Hand hand;               // proof hand if pn == 0, disproof hand if dn == 0
   uint16_t mate_len;       // proven: mate length; disproven: shortest possible mate length
   uint8_t path_dependent;  // disproven only because of a repetition on the path
-  uint8_t delayed;         // an interposing drop not expanded yet: kStandBy or kWaiting (Solver::expand)
+  uint8_t delayed;         // an interposing drop not expanded yet: kStandBy or kWaiting (delayed_drops.h)
   uint8_t futile;          // a futile interposition: proven, and its length does not count
 };
 

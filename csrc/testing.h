@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "api.h"
+#include "delayed_drops.h"
 #include "futility.h"
 #include "hand.h"
 #include "line_memo.h"
@@ -647,6 +648,61 @@ inline ChoiceResult choose_child(const std::vector<std::vector<uint32_t>>& child
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------
+// DelayedDrops (delayed_drops.h) over the evasions of a position in check, as
+// Worker::expand asks it: which replies go in and which are held back
+// (0 in, kStandBy, kWaiting), then drops proven one by one (prove: the child
+// index; returns the stand-by let in for its square, -1 none; a let-in child
+// is in the search, unproven).
+class DropsBench {
+ public:
+  DropsBench(const std::string& sfen, bool drops_wait) : f_(std::make_unique<SearchFrame>()) {
+    init_core();
+    Position pos;
+    pos.set_sfen(sfen);
+    if (!pos.in_check()) throw std::invalid_argument("not a position in check: " + sfen);
+    generate_evasions(pos, f_->moves);
+    n_ = f_->moves.size;
+    DelayedDrops drops(drops_wait);
+    for (int i = 0; i < n_; ++i) {
+      ChildNode& c = f_->child[i];
+      c = ChildNode{};
+      c.move = f_->moves[i];
+      if (!drops.hold_back(c)) c.pn = c.dn = 5;  // (in the search, unproven)
+      moves_.push_back(move_to_usi(c.move));
+    }
+  }
+  std::vector<std::string> moves() const { return moves_; }
+  std::vector<int> delayed() const {
+    std::vector<int> out;
+    for (int i = 0; i < n_; ++i) out.push_back(f_->child[i].delayed);
+    return out;
+  }
+  int waiting() const { return DelayedDrops::count_waiting(*f_, n_); }
+  int prove(int i) {
+    if (i < 0 || i >= n_ || f_->child[i].delayed) throw std::invalid_argument("not a child in the search");
+    f_->child[i].pn = 0;
+    f_->child[i].mate_len = 3;
+    int j = DelayedDrops::next_on_square(*f_, n_, i);
+    if (j >= 0) f_->child[j].delayed = 0;
+    return j;
+  }
+  // The replies a waiting drop is judged against (judged_against), in USI.
+  std::vector<std::string> judged_against() const {
+    Move others[MAX_MOVES];
+    uint16_t lens[MAX_MOVES];
+    int k = DelayedDrops::judged_against(*f_, n_, others, lens);
+    std::vector<std::string> out;
+    for (int i = 0; i < k; ++i) out.push_back(move_to_usi(others[i]));
+    return out;
+  }
+
+ private:
+  std::unique_ptr<SearchFrame> f_;
+  int n_ = 0;
+  std::vector<std::string> moves_;
+};
 
 }  // namespace testing
 }  // namespace usi_mate

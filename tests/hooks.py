@@ -101,6 +101,7 @@ _hand_superior_or_equal = _testing._hand_superior_or_equal
 _mate_screen = _testing._mate_screen
 _or_node_disproof_hand = _testing._or_node_disproof_hand
 _path_result_key = _testing._path_result_key
+_DelayedDropsBench = _testing._DelayedDropsBench
 _FutilityJudgeBench = _testing._FutilityJudgeBench
 _FutilityMemo = _testing._FutilityMemo
 _LengthBounds = _testing._LengthBounds

@@ -65,6 +65,14 @@ cdef extern from "testing.h" namespace "usi_mate::testing":
         void clear()
         int hashfull()
 
+    cdef cppclass TDropsBench "usi_mate::testing::DropsBench":
+        TDropsBench(const string&, bint) except +
+        vector[string] moves()
+        vector[int] delayed()
+        int waiting()
+        int prove(int) except +
+        vector[string] judged_against()
+
     cdef struct TChoice "usi_mate::testing::ChoiceResult":
         int best
         unsigned int min_v
@@ -780,3 +788,32 @@ def _choose_child(children, or_node, tie_last=False, th_pn=None, th_dn=None, eps
     cdef TChoice r = t_choose_child(c_children, or_node, tie_last, inf if th_pn is None else th_pn,
                                     inf if th_dn is None else th_dn, eps_shift)
     return dict(best=r.best, min=r.min_v, second=r.second, sum=r.sum, th_pn=r.child_th_pn, th_dn=r.child_th_dn)
+
+
+cdef class _DelayedDropsBench:
+    """DelayedDrops (csrc/delayed_drops.h) over the evasions of ``sfen`` (in check):
+    which replies go in, which are held back, and which stand-by comes in when a drop
+    is proven."""
+
+    cdef TDropsBench* _b
+
+    def __cinit__(self, sfen, drops_wait=False):
+        self._b = new TDropsBench(_enc(sfen), drops_wait)
+
+    def __dealloc__(self):
+        del self._b
+
+    def moves(self):
+        return [m.decode() for m in self._b.moves()]
+
+    def delayed(self):
+        return list(self._b.delayed())
+
+    def waiting(self):
+        return self._b.waiting()
+
+    def prove(self, int i):
+        return self._b.prove(i)
+
+    def judged_against(self):
+        return [m.decode() for m in self._b.judged_against()]
