@@ -190,7 +190,7 @@ def test_chunk_fills_a_run_whole_or_a_task_at_a_time():
 
 
 def test_a_worker_killed_in_the_middle_of_a_chunk_costs_the_problem_it_was_on():
-    runner = ProcessRunner(1, SPEC)
+    runner = ProcessRunner(1, SPEC, local=False)  # (the chunk must go to the process)
     try:
         request = SearchRequest(time_limit_ms=20_000)
         texts = [MATE1, MATE1, HARD, MATE1, MATE1]

@@ -765,6 +765,85 @@ class _Worker:
         self.order: _Order | None = None
 
 
+# How long the calling process searches alone before solve_many(jobs > 1) starts its
+# worker processes (ProcessRunner with its local thread).
+LOCAL_ALONE_SECONDS = 0.05
+
+
+class _LocalWorker:
+    """The calling process's own searches until the worker processes are ready.
+
+    A worker process is ready only after its start-up (a new interpreter, the
+    package's import, its table): a few tenths of a second, in which a batch of easy
+    positions is over. The dispatcher hands chunks to this search thread first; the
+    workers start after :data:`LOCAL_ALONE_SECONDS` of its search, one at a time,
+    and it takes chunks until every worker is ready. It runs them as a worker would (one Solver
+    made on its first chunk, :data:`CHUNK_BUDGET_SECONDS` a chunk) and fills their
+    outcomes itself; then it retires, so that the searches never outnumber the jobs
+    asked for once the workers are up. ``done(worker, order, work)`` is called
+    after each chunk.
+    """
+
+    ready = True
+
+    def __init__(
+        self,
+        spec: SolverSpec,
+        task: Task,
+        fill: Callable[[_Order, list[tuple[int, Any, Exception | None]]], None],
+        done: Callable[[_LocalWorker, _Order, float], None],
+    ) -> None:
+        self.order: _Order | None = None
+        self.searching = ctypes.c_longlong(-1)
+        self._spec, self._task, self._fill, self._done = spec, task, fill, done
+        self._orders: queue.SimpleQueue[_Order | None] = queue.SimpleQueue()
+        self._solver: Solver | None = None
+        self._thread = start_search_thread(self._serve, name="usi-mate-local-search")
+
+    def send(self, order: _Order) -> None:
+        """Hand it a chunk (it has none)."""
+        self.order = order
+        self._orders.put(order)
+
+    def retire(self) -> None:
+        """End the thread after its chunk, if any."""
+        self._orders.put(None)
+
+    def stop(self) -> None:
+        """Stop its search now and end the thread (its answers are dropped)."""
+        solver = self._solver
+        if solver is not None:
+            solver.stop()
+        self._orders.put(None)
+
+    def add(self, order: int, answer: tuple[int, Any, Exception | None]) -> None:
+        # (As _Replies.add: the answers of the chunk in hand, each as it comes.)
+        current = self.order
+        if current is not None and current.id == order:
+            self._fill(current, [answer])
+
+    def _serve(self) -> None:
+        while (order := self._orders.get()) is not None:
+            items = [(i, *order.chunk.task(i)) for i in order.indices]
+            try:
+                if self._solver is None:
+                    self._solver = self._spec.make()
+                solver = self._solver
+                if self._task is solve_task:
+                    work = _search_runs_in_worker(solver, items, self.searching, self, order.id)
+                else:
+                    work = 0.0
+                    for n, (i, text, request) in enumerate(items):
+                        if n and work >= CHUNK_BUDGET_SECONDS:
+                            break
+                        start = time.perf_counter()
+                        self.add(order.id, _task_answer(self._task, solver, i, text, request))
+                        work += time.perf_counter() - start
+            except MemoryError:
+                work = 0.0  # no table here: the chunk's rest goes back to the workers
+            self._done(self, order, work)
+
+
 class ProcessRunner:
     """Solves in ``jobs`` worker processes, each keeping its own Solver and table.
 
@@ -778,10 +857,19 @@ class ProcessRunner:
     :class:`WorkerStartError`.
 
     Each worker has one chunk at a time (the dispatcher hands it the next one when
-    its answers come back, a pipe's round trip); the chunks wait here.
+    its answers come back, a pipe's round trip); the chunks wait here. With
+    ``local`` (default), this process searches too until every worker is ready
+    (:class:`_LocalWorker`), so that a batch shorter than their start-up does not
+    wait for it.
     """
 
-    def __init__(self, jobs: int, spec: SolverSpec = SolverSpec(), task: Task = solve_task):
+    def __init__(
+        self,
+        jobs: int,
+        spec: SolverSpec = SolverSpec(),
+        task: Task = solve_task,
+        local: bool = True,
+    ):
         if _importing_main_for_a_child():
             # We are a worker importing an unguarded script: see EXIT_UNGUARDED_MAIN.
             sys.stdout.flush()
@@ -799,7 +887,18 @@ class ProcessRunner:
         self._init_error: str | None = None
         self._startup_deaths = 0  # workers dead before ready since one was last ready
         self._wake_r, self._wake_w = self._ctx.Pipe(duplex=False)
-        self._workers = [_Worker(self._ctx, spec, task) for _ in range(jobs)]
+        self._jobs = jobs
+        # With the local thread the worker processes start once it has searched for
+        # LOCAL_ALONE_SECONDS (_start_workers): a batch over by then never pays for
+        # their start-up, which on a machine of few cores also slows the searches
+        # beside it. Without it, at once.
+        self._workers: list[_Worker] = []
+        self._start_at: float | None = None
+        if not local:
+            self._workers = [_Worker(self._ctx, spec, task) for _ in range(jobs)]
+        self._local: _LocalWorker | None = (
+            _LocalWorker(spec, task, self._local_fill, self._local_done) if local else None
+        )
         self._dispatcher = threading.Thread(
             target=self._dispatch, name="usi-mate-workers", daemon=True
         )
@@ -825,27 +924,71 @@ class ProcessRunner:
         except OSError:
             pass
 
+    def _searchers(self) -> list[_Worker | _LocalWorker]:
+        # Called with the lock held: the worker processes, and the local search thread
+        # while some worker is not ready (retired, once idle, when all are).
+        local = self._local
+        if local is not None and (
+            self._init_error is not None
+            or (len(self._workers) == self._jobs and all(w.ready for w in self._workers))
+        ):
+            if local.order is None:
+                local.retire()
+                self._local = local = None
+        return [*self._workers, local] if local is not None else list(self._workers)
+
     def _assign(self) -> None:
         # Called with the lock held: give queued chunks to idle, ready workers, at most
         # the sizer's size at a time (sized now, from the latest costs: the chunk was
-        # sized when it was made, and costs change along a file).
-        for w in self._workers:
-            if w.ready and w.order is None and self._queue:
-                order = self._queue[0]
-                size = self.sizer.size
-                if len(order.indices) > size:
-                    order.indices, rest = order.indices[:size], order.indices[size:]
-                    self._queue[0] = self._order(order.chunk, rest)
-                else:
-                    self._queue.popleft()
+        # sized when it was made, and costs change along a file). The local thread
+        # takes one only while a worker process is not ready (_searchers).
+        for w in self._searchers():
+            if not (w.ready and w.order is None and self._queue):
+                continue
+            order = self._take_order()
+            if isinstance(w, _LocalWorker):
+                w.send(order)
+            else:
                 w.order = order
                 w.conn.send((order.id, [(i, *order.chunk.task(i)) for i in order.indices]))
 
+    def _take_order(self) -> _Order:
+        # Called with the lock held and a queued order: the next, at most the sizer's size.
+        order = self._queue[0]
+        size = self.sizer.size
+        if len(order.indices) > size:
+            order.indices, rest = order.indices[:size], order.indices[size:]
+            self._queue[0] = self._order(order.chunk, rest)
+        else:
+            self._queue.popleft()
+        return order
+
+    def _local_fill(self, order: _Order, answers: list[tuple[int, Any, Exception | None]]) -> None:
+        with self._lock:
+            if self._local is not None and self._local.order is order:
+                order.chunk.fill(
+                    (i, result if error is None else error) for i, result, error in answers
+                )
+
+    def _local_done(self, local: _LocalWorker, order: _Order, work: float) -> None:
+        with self._lock:
+            if local.order is order:
+                local.order = None
+                left = [j for j in order.indices if order.chunk.outcomes[j] is PENDING]
+                if left:  # given back after CHUNK_BUDGET_SECONDS: first in line
+                    self._queue.appendleft(self._order(order.chunk, left))
+                self.sizer.measured(len(order.indices) - len(left), work)
+        self._wake()
+
     def _waiting_orders(self) -> list[_Order]:
-        # Called with the lock held: every order not answered, queued or on a worker.
-        orders = list(self._queue) + [w.order for w in self._workers if w.order]
+        # Called with the lock held: every order not answered, queued or on a worker
+        # (or the local thread, whose late answers are then dropped).
+        searchers: list[_Worker | _LocalWorker] = list(self._workers)
+        if self._local is not None:
+            searchers.append(self._local)
+        orders = list(self._queue) + [w.order for w in searchers if w.order]
         self._queue.clear()
-        for w in self._workers:
+        for w in searchers:
             w.order = None
         return orders
 
@@ -859,17 +1002,46 @@ class ProcessRunner:
             for order in orders:
                 order.chunk.fill((i, WorkerDied(self._init_error)) for i in order.indices)
 
+    def _start_workers(self) -> float:
+        # Called with the lock held: start the worker processes when it is time, one
+        # at a time (the first once the local thread has searched LOCAL_ALONE_SECONDS,
+        # each next one when those before it are ready: a start-up takes a core for a
+        # few tenths of a second, and more of them at once slowed the searches beside
+        # them); the seconds until the first is due.
+        if self._local is None or len(self._workers) >= self._jobs:
+            return 1.0
+        now = time.monotonic()
+        if not self._workers:
+            if self._start_at is None:
+                if self._local.order is None:
+                    return 1.0  # nothing searched yet
+                self._start_at = now + LOCAL_ALONE_SECONDS
+            if now < self._start_at:
+                return self._start_at - now
+        elif not all(w.ready for w in self._workers):
+            return 1.0
+        try:
+            self._workers.append(_Worker(self._ctx, self._spec, self._task))
+        except OSError as e:  # no process or pipe to be had
+            self._fail_start(f"cannot start a worker process: {e}")
+        return 1.0
+
     def _dispatch_loop(self) -> None:
         while True:
             with self._lock:
                 if self._stopping:
                     return
                 self._assign()
+                timeout = self._start_workers()
                 if (
                     self._closing
                     and not self._queue
                     and all(w.order is None for w in self._workers)
+                    and (self._local is None or self._local.order is None)
                 ):
+                    if self._local is not None:
+                        self._local.retire()
+                        self._local = None
                     for w in self._workers:
                         try:
                             w.conn.send(None)
@@ -880,7 +1052,7 @@ class ProcessRunner:
                 for w in self._workers:
                     if not w.conn.closed:  # a dead worker left unreplaced after a start error
                         waitables += [w.conn, w.process.sentinel]
-            ready = multiprocessing.connection.wait(waitables, timeout=1.0)
+            ready = multiprocessing.connection.wait(waitables, timeout=timeout)
             with self._lock:
                 if self._stopping:
                     return
@@ -974,6 +1146,9 @@ class ProcessRunner:
         self._init_error = message
         for order in self._waiting_orders():
             order.chunk.fill((i, WorkerStartError(message)) for i in order.indices)
+        if self._local is not None:  # (its search, now answered with the error, ends)
+            self._local.stop()
+            self._local = None
 
     def stop(self) -> None:
         """Drop queued chunks and terminate the workers now.
@@ -984,6 +1159,9 @@ class ProcessRunner:
         with self._lock:
             self._stopping = True
             self._queue.clear()
+            local, self._local = self._local, None
+        if local is not None:
+            local.stop()
         self._wake()
         self._dispatcher.join()
         for w in self._workers:
@@ -993,11 +1171,18 @@ class ProcessRunner:
             w.process.join(timeout=5)
 
     def close(self) -> None:
-        """Finish every queued chunk, then let the workers exit."""
+        """Finish every queued chunk, then let the workers exit.
+
+        A worker still starting has had no work and has none to finish: it is ended
+        at once, not waited for (a batch over before the workers were ready, searched
+        here by the local thread, would otherwise wait for their start-up)."""
         with self._lock:
             self._closing = True
         self._wake()
         self._dispatcher.join()
+        for w in self._workers:
+            if not w.ready and w.process.is_alive():
+                w.process.terminate()
         for w in self._workers:
             w.process.join(timeout=5)
             if w.process.is_alive():
@@ -1291,7 +1476,10 @@ def solve_many(
 
     Where the searches run: with ``jobs=1`` in this process; with more, in
     ``jobs`` worker processes with a ``hash_mb`` table each (a worker that dies
-    costs only its problem, reported as an error); with ``executor`` (any
+    costs only its problem, reported as an error), started one at a time once this
+    process has searched the first positions for a twentieth of a second, which
+    it goes on doing until they are all ready (a short batch never waits for their
+    start-up); with ``executor`` (any
     :class:`concurrent.futures.Executor`, e.g. a Dask or Ray cluster's), on it.
     ``threads``: search threads for each problem, sharing its worker's table
     (verdicts never depend on it; ``jobs=2, threads=4`` keeps 8 cores busy).
