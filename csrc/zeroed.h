@@ -14,43 +14,16 @@
 #include <new>
 #include <type_traits>
 
-#if defined(_WIN32)
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#include <windows.h>
-#else
-#include <sys/mman.h>
-#endif
-
 namespace usi_mate {
 
 // Blocks of at least this many bytes are mapped pages; smaller ones calloc's.
 constexpr size_t kZeroedPagesFrom = size_t(64) << 10;
 
-// `bytes` of zeros (null when the memory is not there); free with zeroed_free(p, bytes).
-inline void* zeroed_alloc(size_t bytes) {
-  if (bytes < kZeroedPagesFrom) return std::calloc(bytes ? bytes : 1, 1);
-#if defined(_WIN32)
-  return VirtualAlloc(nullptr, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
-#else
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
-#endif
-}
-
-inline void zeroed_free(void* p, size_t bytes) {
-  if (!p) return;
-  if (bytes < kZeroedPagesFrom) return std::free(p);
-#if defined(_WIN32)
-  VirtualFree(p, 0, MEM_RELEASE);
-#else
-  munmap(p, bytes);
-#endif
-}
+// `bytes` of zeros (null when the memory is not there); free with zeroed_free(p,
+// bytes). (zeroed.cpp: windows.h stays out of the headers, its near and far
+// macros would break every file that includes them.)
+void* zeroed_alloc(size_t bytes);
+void zeroed_free(void* p, size_t bytes);
 
 template <class T>
 class ZeroedArray {
