@@ -113,7 +113,7 @@ struct SolveOutput {
   int max_ply = 0;
   std::string error;
   int min_length = 0;                               // SearchResult::min_length (0: the minimum is not proven)
-  int min_length_lower = 0;                         // SearchResult::min_length_lower
+  int min_length_lower = 0;                         // SearchResult::shortest_possible
   int length_stop = 0;                              // SearchResult::length_stop (a StopReason)
   uint64_t refine_positions = 0, refine_nodes = 0;  // the refinement walk (refine.h)
   int refine_passes = 0;
@@ -134,14 +134,14 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, const SearchLi
   out.status = int(r.status);
   out.stop_reason = int(r.stop_reason);
   out.line_nodes = r.line_nodes;
-  out.pv = to_usi(r.pv);
+  out.pv = to_usi(r.moves);
   out.nodes = r.nodes;
   out.time_ms = r.time_ms;
   out.hashfull = r.hashfull;
-  out.max_ply = r.max_ply_reached;
+  out.max_ply = r.max_ply;
   out.error = r.error;
   out.min_length = r.min_length;
-  out.min_length_lower = r.min_length_lower;
+  out.min_length_lower = r.shortest_possible;
   out.length_stop = int(r.length_stop);
   out.refine_positions = r.refine.positions;
   out.refine_nodes = r.refine.nodes;
@@ -181,7 +181,7 @@ inline void solve_many(Solver& solver, const std::vector<std::string>& sfens, co
 
 // The line in a progress report, in USI (empty when the report has none).
 inline std::vector<std::string> progress_moves(const SearchProgress& p) {
-  return p.line ? to_usi(*p.line) : std::vector<std::string>();
+  return p.moves ? to_usi(*p.moves) : std::vector<std::string>();
 }
 
 // What the table knows of a position: status 1 proven, 2 disproven, 0 other,

@@ -86,12 +86,12 @@ cdef extern from "solver.h" namespace "usi_mate":
         uint64_t nodes
         uint64_t time_ms
         int hashfull
-        unsigned int root_pn
-        unsigned int root_dn
-        int max_ply_reached
-        unsigned short mate_len_upper
-        unsigned short mate_len_lower
-        const void* line
+        unsigned int proof_number
+        unsigned int disproof_number
+        int max_ply
+        unsigned short mate_length
+        unsigned short shortest_possible
+        const void* moves
 
     ctypedef void (*ProgressFn)(void* ctx, const SearchProgress_c& progress) noexcept
 

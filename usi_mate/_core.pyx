@@ -503,11 +503,11 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
         return
     try:
         cb(SearchProgress(nodes=p.nodes, time_ms=p.time_ms, hashfull=p.hashfull,
-                          proof_number=p.root_pn, disproof_number=p.root_dn,
-                          max_ply=p.max_ply_reached,
-                          mate_length=p.mate_len_upper or None,
-                          shortest_possible=p.mate_len_lower or None,
-                          moves=tuple(m.decode() for m in c_progress_moves(p)) if p.line != NULL else None))
+                          proof_number=p.proof_number, disproof_number=p.disproof_number,
+                          max_ply=p.max_ply,
+                          mate_length=p.mate_length or None,
+                          shortest_possible=p.shortest_possible or None,
+                          moves=tuple(m.decode() for m in c_progress_moves(p)) if p.moves != NULL else None))
     except BaseException as e:  # never let a callback error unwind through C++
         solver._callback_error = e
         solver._solver.stop()
