@@ -101,61 +101,6 @@ inline std::string last_move_usi(const Position& pos) { return move_to_usi(pos.l
 namespace usi_mate {
 namespace api {
 
-// A finished search in plain types for Cython.
-struct SolveOutput {
-  int status = 0;       // MateStatus: 0 unknown, 1 mate, 2 no mate, 3 invalid
-  int stop_reason = 0;  // StopReason
-  std::vector<std::string> pv;
-  uint64_t nodes = 0;
-  uint64_t line_nodes = 0;
-  uint64_t time_ms = 0;
-  int hashfull = 0;
-  int max_ply = 0;
-  std::string error;
-  int min_length = 0;                               // SearchResult::min_length (0: the minimum is not proven)
-  int min_length_lower = 0;                         // SearchResult::min_length_lower
-  int length_stop = 0;                              // SearchResult::length_stop (a StopReason)
-  uint64_t refine_positions = 0, refine_nodes = 0;  // the refinement walk (refine.h)
-  int refine_passes = 0;
-  std::vector<uint64_t> refine_split;
-  // Disproof certificate (see DisproofCertificate): 0 none, 1 built, 2 incomplete, 3 failed.
-  int cert_status = 0;
-  std::vector<std::pair<std::string, std::string>> cert_refutations;
-  uint64_t cert_nodes = 0;
-  std::string cert_failed_at;
-  std::vector<std::string> cert_failed_path;
-};
-
-// Runs the solver on a copy of the position, so the caller's object is never
-// touched while the GIL is released. `limits` is the request as Python built it.
-inline SolveOutput solve(Solver& solver, const std::string& sfen, const SearchLimits& limits) {
-  SearchResult r = solver.solve(sfen, limits);
-  SolveOutput out;
-  out.status = int(r.status);
-  out.stop_reason = int(r.stop_reason);
-  out.line_nodes = r.line_nodes;
-  out.pv = to_usi(r.pv);
-  out.nodes = r.nodes;
-  out.time_ms = r.time_ms;
-  out.hashfull = r.hashfull;
-  out.max_ply = r.max_ply_reached;
-  out.error = r.error;
-  out.min_length = r.min_length;
-  out.min_length_lower = r.min_length_lower;
-  out.length_stop = int(r.length_stop);
-  out.refine_positions = r.refine.positions;
-  out.refine_nodes = r.refine.nodes;
-  out.refine_passes = r.refine.passes;
-  out.refine_split = {r.refine.tiny_nodes, r.refine.reprove_nodes, r.refine.judge_nodes, r.refine.along_nodes};
-  const DisproofCertificate& c = r.certificate;
-  out.cert_status = int(c.status);
-  for (const auto& [sfen, m] : c.refutations) out.cert_refutations.emplace_back(sfen, move_to_usi(m));
-  out.cert_nodes = c.nodes;
-  out.cert_failed_at = c.failed_at;
-  out.cert_failed_path = to_usi(c.failed_path);
-  return out;
-}
-
 // One search after another on `sfens`, in one call without the GIL: a caller
 // that reads results on another thread meanwhile is not held up by each search
 // taking the GIL back. Once stop() is asked for, the positions left are not
@@ -164,24 +109,19 @@ inline SolveOutput solve(Solver& solver, const std::string& sfen, const SearchLi
 // sfens[k] is searched, so that a process killed mid-search tells which position
 // it was on.
 inline void solve_many(Solver& solver, const std::vector<std::string>& sfens, const SearchLimits& limits,
-                       std::vector<SolveOutput>& outs, volatile int64_t* searching = nullptr,
+                       std::vector<SearchResult>& results, volatile int64_t* searching = nullptr,
                        const std::vector<int64_t>* labels = nullptr) {
-  outs.clear();
-  outs.reserve(sfens.size());
+  results.clear();
+  results.reserve(sfens.size());
   for (size_t k = 0; k < sfens.size(); ++k) {
     if (solver.stop_requested()) {
-      outs.emplace_back();
-      outs.back().stop_reason = int(StopReason::Stopped);
+      results.emplace_back();
+      results.back().stop_reason = StopReason::Stopped;
       continue;
     }
     if (searching) *searching = (*labels)[k];
-    outs.push_back(solve(solver, sfens[k], limits));
+    results.push_back(solver.solve(sfens[k], limits));
   }
-}
-
-// The line in a progress report, in USI (empty when the report has none).
-inline std::vector<std::string> progress_moves(const SearchProgress& p) {
-  return p.line ? to_usi(*p.line) : std::vector<std::string>();
 }
 
 // What the table knows of a position: status 1 proven, 2 disproven, 0 other,

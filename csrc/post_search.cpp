@@ -86,7 +86,7 @@ void PostSearch::narrow_length(LengthBounds& bounds, KeptLine* kept) {
     if (w.pn == 0) {
       bounds.mate_found(w.mate_len);
       if (!verifying) {
-        solver_.note_mate_upper(bounds.best);
+        solver_.note_mate_length(bounds.best);
         solver_.report_progress();
       }
       return 1;
@@ -94,7 +94,8 @@ void PostSearch::narrow_length(LengthBounds& bounds, KeptLine* kept) {
     if (w.dn == 0 && !w_.seen().depth_cut) {
       bounds.none_within(b);
       if (!verifying) {
-        if (!w_.futility().cut_short()) solver_.note_mate_lower(uint16_t(bounds.proven_lower()));  // reported as proven
+        if (!w_.futility().cut_short())
+          solver_.note_shortest_possible(uint16_t(bounds.proven_lower()));  // reported as proven
         solver_.report_progress();
       }
       return -1;
@@ -330,11 +331,11 @@ void PostSearch::run() {
   bool ok = read_answer_line(minimal, table_proves, exact);
   // A mate in one is the shortest there is, and its line (one move, no defence
   // to choose) is exact however the reads were cut short (a stop at once).
-  if (ok && minimal && bounds_.best == 1 && result_.pv.size() == 1) exact = true;
+  if (ok && minimal && bounds_.best == 1 && result_.moves.size() == 1) exact = true;
   // A defender to move whose every reply is a futile interposition is mated at
   // once by the composers' count (length 0), yet it can move: an empty line
   // would read as "already checkmated" and a GUI would show no mate.
-  bool all_futile_root = ok && result_.pv.empty() && !w_.attacker_to_move();
+  bool all_futile_root = ok && result_.moves.empty() && !w_.attacker_to_move();
   if (all_futile_root) all_futile_root = answer_strict_line();
   result_.line_nodes = line_nodes_;
   // 4. The claim. The shortest mate is proven (a defence without spare pieces
@@ -344,7 +345,7 @@ void PostSearch::run() {
   // the capped search's, unless the verification proves a shorter mate (then
   // that one and its line).
   bool proven_min = ok && exact && !all_futile_root &&
-                    (!w_.futility().cut_short() || verify_min_length(bounds_.best, result_.pv, share_));
+                    (!w_.futility().cut_short() || verify_min_length(bounds_.best, result_.moves, share_));
   claim(ok, proven_min, all_futile_root);
 }
 
@@ -399,7 +400,7 @@ void PostSearch::walk() {
     if (w.pn == 0) {
       first_.tree = std::min(bound, w.mate_len);
       first_.walk_confirmed = true;
-      solver_.note_mate_upper(first_.tree);
+      solver_.note_mate_length(first_.tree);
     }
   }
   line_nodes_ += w_.nodes() - before;
@@ -415,7 +416,7 @@ void PostSearch::walk() {
 bool PostSearch::search_length() {
   bounds_.best = first_len_;
   if (first_.have && first_.tree < first_len_) bounds_.best = first_.tree;
-  solver_.note_mate_upper(bounds_.best);
+  solver_.note_mate_length(bounds_.best);
   // The first line, read whole, is the first kept line (keep_line); its read
   // counts in the reads' cost.
   if (first_.have && !first_.cut_short) {
@@ -437,7 +438,7 @@ bool PostSearch::search_length() {
   return minimal;
 }
 
-// The answer's line into result_.pv: exact (a proven longest defence at every
+// The answer's line into result_.moves: exact (a proven longest defence at every
 // AND node, within the caller's limits) when the minimum is proven, else the
 // longest defences the table records within the bound; else the kept or first
 // line. False when there is none.
@@ -446,12 +447,12 @@ bool PostSearch::read_answer_line(bool minimal, bool table_proves, bool& exact) 
   uint64_t before = w_.nodes();
   if (minimal) {
     auto scope = w_.budget_scope(std::max<uint64_t>(4 * w_.nodes(), kExactLineMinNodes));
-    ok = exact = rebuild_line(bounds_.best, true, true, result_.pv);
+    ok = exact = rebuild_line(bounds_.best, true, true, result_.moves);
   }
   bool cut_short = false;
   if (!ok && w_.limits().post_search != PostSearchLevel::None) {
     auto scope = grace_scope(kFallbackNodes[0]);
-    ok = rebuild_line(table_proves ? bounds_.best : first_len_, false, true, result_.pv, &cut_short);
+    ok = rebuild_line(table_proves ? bounds_.best : first_len_, false, true, result_.moves, &cut_short);
   }
   line_nodes_ += w_.nodes() - before;
   // A read cut short may err short: then the kept line (read whole: the first
@@ -460,19 +461,19 @@ bool PostSearch::read_answer_line(bool minimal, bool table_proves, bool& exact) 
   // root's proven bound: it is not short then (such a cut line at the
   // published length lost to a longer first line; docs/DFPN.md, "Mate lengths
   // and the shortest mate", step 3).
-  if (ok && cut_short && result_.pv.size() < bounds_.best && !kept_.moves.empty() &&
-      (kept_.budget == bounds_.best || kept_.moves.size() > result_.pv.size()))
-    result_.pv = kept_.moves;
+  if (ok && cut_short && result_.moves.size() < bounds_.best && !kept_.moves.empty() &&
+      (kept_.budget == bounds_.best || kept_.moves.size() > result_.moves.size()))
+    result_.moves = kept_.moves;
   // Read within the root's record, longer than the first line's tree: the
   // first line.
-  if (ok && !table_proves && result_.pv.size() > first_.moves.size()) result_.pv = first_.moves;
+  if (ok && !table_proves && result_.moves.size() > first_.moves.size()) result_.moves = first_.moves;
   if (!ok && !kept_.moves.empty()) {
-    result_.pv = kept_.moves;
+    result_.moves = kept_.moves;
     ok = true;
   }
   if (!ok && out_of_time_) read_first_line();
   if (!ok && first_.have) {
-    result_.pv = first_.moves;
+    result_.moves = first_.moves;
     ok = true;
   }
   return ok;
@@ -485,7 +486,7 @@ bool PostSearch::answer_strict_line() {
   std::vector<Move> strict;
   auto scope = grace_scope(kFallbackNodes[1]);
   if (!strict_line(strict)) return false;
-  result_.pv.swap(strict);
+  result_.moves.swap(strict);
   result_.length_stop = StopReason::None;  // (a length the composers' count does not use)
   result_.error =
       "every reply is a futile interposition (mated at once by the composers' count); "
@@ -494,16 +495,17 @@ bool PostSearch::answer_strict_line() {
 }
 
 void PostSearch::claim(bool ok, bool proven_min, bool all_futile_root) {
-  solver_.note_mate_upper(bounds_.best);
+  solver_.note_mate_length(bounds_.best);
   w_.note_root(0, PN_INF);  // (after the verification's own root searches)
   if (ok) {
     result_.status = MateStatus::Mate;
-    if (proven_min) result_.min_length = result_.min_length_lower = bounds_.best;
-    if (!proven_min && bounds_.lo >= 0 && !w_.futility().cut_short()) result_.min_length_lower = bounds_.proven_lower();
+    if (proven_min) result_.min_length = result_.shortest_possible = bounds_.best;
+    if (!proven_min && bounds_.lo >= 0 && !w_.futility().cut_short())
+      result_.shortest_possible = bounds_.proven_lower();
     if (!proven_min && min_length() && !all_futile_root && result_.length_stop == StopReason::None)
       result_.length_stop = solver_.stop_requested() ? StopReason::Stopped : StopReason::Effort;
   } else {
-    result_.pv.clear();
+    result_.moves.clear();
     result_.status = MateStatus::Unknown;
     result_.stop_reason = StopReason::LineBudget;
     result_.error = "a mate is proven but its line could not be rebuilt within the limits";

@@ -123,14 +123,15 @@ struct SearchProgress {
   uint64_t nodes;
   uint64_t time_ms;
   int hashfull;
-  uint32_t root_pn, root_dn;
-  int max_ply_reached;
+  // The root's proof and disproof numbers in the search running now.
+  uint32_t proof_number, disproof_number;
+  int max_ply;  // the deepest ply reached
   // The shortest-mate post-search so far: the shortest mate found (0: none
   // yet) and the length below which no mate exists (proven; 0: not known).
-  uint16_t mate_len_upper, mate_len_lower;
+  uint16_t mate_length, shortest_possible;
   // The line of the shortest mate found so far, in the one report that
   // follows its read (nullptr in every other report).
-  const std::vector<Move>* line;
+  const std::vector<Move>* moves;
 };
 
 using ProgressFn = void (*)(void* ctx, const SearchProgress& progress);
@@ -161,21 +162,21 @@ struct RefineStats {
 struct SearchResult {
   MateStatus status = MateStatus::Unknown;
   StopReason stop_reason = StopReason::None;
-  std::vector<Move> pv;     // the mating line (attacker and defender moves)
+  std::vector<Move> moves;  // the mating line (attacker and defender moves)
   uint64_t nodes = 0;       // every node of the search, line rebuild included
   uint64_t line_nodes = 0;  // of which the line rebuild after the proof
   uint64_t time_ms = 0;
   int hashfull = 0;
-  int max_ply_reached = 0;
+  int max_ply = 0;    // the deepest ply reached (SearchLimits::max_ply is the cut)
   std::string error;  // Invalid: why the position cannot be searched; else a note
   // No shorter mate exists (PostSearchLevel::MinLength finished): the proven
   // shortest mate under the longest defence, in plies (0: not proven). The
-  // line (pv) follows the composers' choices among defences and can be
+  // line (moves) follows the composers' choices among defences and can be
   // shorter (a longer defence that leaves the attacker spare pieces).
   int min_length = 0;
   // No mate shorter than this is proven (0: none beyond the trivial); equals
   // min_length when that is proven.
-  int min_length_lower = 0;
+  int shortest_possible = 0;
   // Why the search for a shorter mate ended before proving the minimum:
   // Effort (its share of work), NodeLimit, TimeLimit or Stopped; None when
   // the minimum is proven or no such search ran (PostSearchLevel None, UpperBound).

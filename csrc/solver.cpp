@@ -223,22 +223,22 @@ void Solver::report_progress(const std::vector<Move>* line) {
   p.nodes = main_.nodes() + helpers_.nodes;
   p.time_ms = main_.monitor().elapsed_ms();
   p.hashfull = tt_->hashfull();
-  p.root_pn = main_.seen().root_pn;
-  p.root_dn = main_.seen().root_dn;
-  p.max_ply_reached = main_.seen().max_ply;
-  p.mate_len_upper = progress_.mate_len_upper;
-  p.mate_len_lower = progress_.mate_len_lower;
-  p.line = line;
+  p.proof_number = main_.seen().root_pn;
+  p.disproof_number = main_.seen().root_dn;
+  p.max_ply = main_.seen().max_ply;
+  p.mate_length = progress_.mate_length;
+  p.shortest_possible = progress_.shortest_possible;
+  p.moves = line;
   // A report with nothing new (the same numbers, no line) is not sent again: a
   // search settled at once would report one state twice, at its proof and at
   // its end, a millisecond apart.
   const SearchProgress& q = progress_.last;
-  if (!line && progress_.sent && p.nodes == q.nodes && p.hashfull == q.hashfull && p.root_pn == q.root_pn &&
-      p.root_dn == q.root_dn && p.max_ply_reached == q.max_ply_reached && p.mate_len_upper == q.mate_len_upper &&
-      p.mate_len_lower == q.mate_len_lower)
+  if (!line && progress_.sent && p.nodes == q.nodes && p.hashfull == q.hashfull && p.proof_number == q.proof_number &&
+      p.disproof_number == q.disproof_number && p.max_ply == q.max_ply && p.mate_length == q.mate_length &&
+      p.shortest_possible == q.shortest_possible)
     return;
   progress_.last = p;
-  progress_.last.line = nullptr;
+  progress_.last.moves = nullptr;
   progress_.sent = true;
   progress_.fn(progress_.ctx, p);
 }
@@ -272,10 +272,10 @@ bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchRe
   }
   if (length == 0) return false;
   result.status = MateStatus::Mate;
-  result.pv.assign(line, line + length);
-  if (limits.post_search == PostSearchLevel::MinLength) result.min_length = result.min_length_lower = length;
+  result.moves.assign(line, line + length);
+  if (limits.post_search == PostSearchLevel::MinLength) result.min_length = result.shortest_possible = length;
   main_.note_root(0, PN_INF);
-  progress_.mate_len_upper = length;
+  progress_.mate_length = length;
   report_progress();
   return true;
 }
@@ -305,7 +305,7 @@ SearchResult Solver::solve(Position& pos, const SearchLimits& limits) { return r
 SearchResult Solver::run(Position& pos, const SearchLimits& limits, bool root_shortcut) {
   SearchResult result;
   helpers_.nodes = 0;
-  progress_.mate_len_upper = progress_.mate_len_lower = 0;
+  progress_.mate_length = progress_.shortest_possible = 0;
   progress_.sent = false;
   Color us = pos.side_to_move();
   main_.start(pos, pos.in_check() && limits.root_is_and_node_if_checked ? ~us : us, limits, &stop_requested_);
@@ -314,7 +314,7 @@ SearchResult Solver::run(Position& pos, const SearchLimits& limits, bool root_sh
     result.nodes = main_.nodes() + helpers_.nodes;
     result.time_ms = main_.monitor().elapsed_ms();
     result.hashfull = tt_->hashfull();
-    result.max_ply_reached = main_.seen().max_ply;
+    result.max_ply = main_.seen().max_ply;
     main_.finish();
     return result;
   };

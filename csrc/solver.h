@@ -80,10 +80,10 @@ class Solver {
   NodeValue prove_root(uint64_t root_key, uint16_t budget, bool fresh);
   // The mate's length as known so far, for progress reports: the shortest mate
   // found, and the length below which none is possible (proven).
-  void note_mate_upper(uint16_t len) { progress_.mate_len_upper = len; }
-  void note_mate_lower(uint16_t len) { progress_.mate_len_lower = len; }
+  void note_mate_length(uint16_t len) { progress_.mate_length = len; }
+  void note_shortest_possible(uint16_t len) { progress_.shortest_possible = len; }
   // A progress report now; `line`: a line just read, sent with this report only
-  // (SearchProgress::line).
+  // (SearchProgress::moves).
   void report_progress(const std::vector<Move>* line = nullptr);
 
  private:
@@ -103,10 +103,10 @@ class Solver {
     ProgressFn fn = nullptr;
     void* ctx = nullptr;
     uint64_t interval_ms = 0;
-    uint16_t mate_len_upper = 0;  // shortest mate found so far (0: none)
-    uint16_t mate_len_lower = 0;  // no mate shorter than this is possible (proven)
-    SearchProgress last{};        // the last report sent (its line not kept)
-    bool sent = false;            // a report was sent in this search
+    uint16_t mate_length = 0;        // shortest mate found so far (0: none)
+    uint16_t shortest_possible = 0;  // no mate shorter than this is possible (proven)
+    SearchProgress last{};           // the last report sent (its line not kept)
+    bool sent = false;               // a report was sent in this search
   };
   // Helpers search the root with the same budget as the main thread while one
   // phase runs; the helpers' stop flag ends them.

@@ -143,7 +143,7 @@ inline LineSolve solve_with_line_cut(const std::string& sfen, uint64_t nodes, in
   limits.post_search = PostSearchLevel(post_search);
   limits.test.line_read_positions = read_positions;
   SearchResult r = solve_fresh(sfen, limits, hash_mb);
-  return {int(r.status), api::to_usi(r.pv)};
+  return {int(r.status), api::to_usi(r.moves)};
 }
 
 // A MinLength solve within `nodes`, with or without the search for shorter
@@ -153,7 +153,7 @@ inline LineSolve solve_with_line_pass(const std::string& sfen, uint64_t nodes, b
   limits.nodes = nodes;
   limits.test.line_pass = line_pass;
   SearchResult r = solve_fresh(sfen, limits, hash_mb);
-  return {int(r.status), api::to_usi(r.pv)};
+  return {int(r.status), api::to_usi(r.moves)};
 }
 
 class Futility {
@@ -415,7 +415,7 @@ inline SearchedSolve solve_by_search(const std::string& sfen, uint64_t nodes, in
   limits.post_search = PostSearchLevel(post_search);
   limits.ignore_futile_interpositions = !strict;
   SearchResult r = Access::run(solver, pos, limits, false);
-  SearchedSolve out{int(r.status), api::to_usi(r.pv), r.nodes, r.min_length, r.min_length_lower};
+  SearchedSolve out{int(r.status), api::to_usi(r.moves), r.nodes, r.min_length, r.shortest_possible};
   TTResult t = solver.probe(pos, false);
   out.root_entry = t.found && t.pn == 0 ? 1 : t.found && t.dn == 0 ? 2 : 0;
   out.root_hand = hand_to_counts(t.hand);
@@ -560,7 +560,7 @@ class ReaderBench {
     limits.ignore_futile_interpositions = ignore_futile;
     limits.min_length_effort = 0;
     SearchResult r = solver_.solve(sfen, limits);
-    return {int(r.status), api::to_usi(r.pv), r.min_length};
+    return {int(r.status), api::to_usi(r.moves), r.min_length};
   }
 
   // LineReader::read from the root within `budget` plies (< 0: none). `count`:

@@ -15,7 +15,7 @@ from oracle import check_mate_line, load_generated, load_labelled, run_script
 
 from usi_mate import MateResult, Position, SearchRequest, Solver, solve_many
 from usi_mate._core import _mate_result_of_values
-from usi_mate.types import _python_result_of_values
+from usi_mate.types import RefineStats, _python_result_of_values
 
 MATE_IN_1 = [s for s, _, _ in load_labelled("nshogi_mate1.sfen")]
 GENERATED = load_generated()
@@ -134,14 +134,16 @@ def test_a_result_built_from_fields_is_the_dataclasss():
         "min_length": 1,
         "shortest_possible": 1,
         "length_stop": None,
+        "refine": RefineStats(positions=4, nodes=9, passes=1),
     }
     assert set(fields) == {f.name for f in dataclasses.fields(MateResult)}
     values = tuple(fields.values())
+    as_dict = {**fields, "refine": dataclasses.asdict(fields["refine"])}
     # The core's builder and the plain Python one.
     for built in (_mate_result_of_values(values), _python_result_of_values(values)):
         assert built == MateResult(**fields)
         assert repr(built) == repr(MateResult(**fields))
-        assert dataclasses.asdict(built) == fields
+        assert dataclasses.asdict(built) == as_dict
         with pytest.raises(dataclasses.FrozenInstanceError):
             built.nodes = 0  # type: ignore[misc]
     with pytest.raises(TypeError):

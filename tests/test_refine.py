@@ -1,8 +1,8 @@
 """The refinement walk over the proven tree (csrc/refine.h): on lines over 128 plies,
 the first step of the shortest-mate search. Node-limited, so results do not depend on
-the machine's speed; ``Solver._refine`` holds the last solve's walk (positions, nodes,
+the machine's speed; ``MateResult.refine`` holds the solve's walk (positions, nodes,
 passes, and the nodes of its tiny searches, re-proofs, futility judgements and
-searches beside the line)."""
+searches beside the line; None when no walk ran)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def test_the_walk_refines_a_long_line_and_every_line_it_reports_mates():
     result = solver.solve(
         sfen, nodes_limit=20_000_000, on_progress=lambda p: p.moves and lines.append(p.moves)
     )
-    positions, nodes, passes, _ = solver._refine
-    assert passes >= 1 and positions > 0 and nodes > 0
+    walk = result.refine
+    assert walk is not None and walk.passes >= 1 and walk.positions > 0 and walk.nodes > 0
     assert result.status == "mate" and result.mate_length <= first.mate_length
     assert all(len(line) <= first.mate_length for line in lines)
     for line in lines + [tuple(result.moves)]:
@@ -38,10 +38,10 @@ def test_no_walk_on_short_lines():
     solver = Solver(hash_mb=64)
     result = solver.solve(ZUKOU["zukou-002"])
     assert result.mate_length == 21
-    assert solver._refine[:3] == (0, 0, 0)
+    assert result.refine is None
 
 
 def test_no_walk_without_min_length():
     solver = Solver(hash_mb=64)
-    solver.solve(MUSO["muso-075"], post_search="UpperBound", nodes_limit=20_000_000)
-    assert solver._refine[:3] == (0, 0, 0)
+    result = solver.solve(MUSO["muso-075"], post_search="UpperBound", nodes_limit=20_000_000)
+    assert result.refine is None

@@ -1,6 +1,6 @@
 # Declarations of the C++ core (csrc/) used by _core.pyx. Declarations only.
 from libc.stddef cimport size_t
-from libc.stdint cimport int64_t, uint64_t, uintptr_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
 from libcpp.string cimport string
 from libcpp.pair cimport pair
 from libcpp.vector cimport vector
@@ -39,7 +39,22 @@ cdef extern from "api.h" namespace "usi_mate::api":
     string last_move_usi(const CPosition&)
 
 
+cdef extern from "types.h" namespace "usi_mate":
+    ctypedef uint32_t Move "usi_mate::Move"
+
+
+cdef extern from "position.h" namespace "usi_mate":
+    string move_to_usi(Move)
+
+
 cdef extern from "search_types.h" namespace "usi_mate":
+    # (Their values are _STATUS's and _STOP_REASON's indices in _core.pyx.)
+    cdef enum class MateStatus_c "usi_mate::MateStatus":
+        pass
+
+    cdef enum class StopReason_c "usi_mate::StopReason":
+        pass
+
     # (Its values are POST_SEARCH_LEVELS' in _core.pyx: 0 None, 1 UpperBound, 2 MinLength.)
     cdef enum class PostSearchLevel_c "usi_mate::PostSearchLevel":
         pass
@@ -70,6 +85,39 @@ cdef extern from "search_types.h" namespace "usi_mate":
     const uint64_t kDefaultHashMb "usi_mate::kDefaultHashMb"
     const uint64_t kDefaultCertifyNodes "usi_mate::kDefaultCertifyNodes"
 
+    # What a search returns (csrc/search_types.h), read in one place: _mate_result in
+    # _core.pyx makes it the MateResult (fields used there only).
+    cdef cppclass DisproofCertificate "usi_mate::DisproofCertificate":
+        int status  # (an enum: 0 none, 1 built, 2 incomplete, 3 failed)
+        vector[pair[string, Move]] refutations
+        uint64_t nodes
+        string failed_at
+        vector[Move] failed_path
+
+    cdef cppclass RefineStats_c "usi_mate::RefineStats":
+        uint64_t positions
+        uint64_t nodes
+        int passes
+        uint64_t tiny_nodes
+        uint64_t reprove_nodes
+        uint64_t judge_nodes
+        uint64_t along_nodes
+
+    cdef cppclass SearchResult "usi_mate::SearchResult":
+        MateStatus_c status
+        StopReason_c stop_reason
+        vector[Move] moves
+        uint64_t nodes
+        uint64_t line_nodes
+        uint64_t time_ms
+        int hashfull
+        string error
+        int min_length
+        int shortest_possible
+        StopReason_c length_stop
+        DisproofCertificate certificate
+        RefineStats_c refine
+
 
 cdef extern from "futility.h" namespace "usi_mate":
     const uint64_t kFutilityNodeCap "usi_mate::kFutilityNodeCap"
@@ -86,12 +134,12 @@ cdef extern from "solver.h" namespace "usi_mate":
         uint64_t nodes
         uint64_t time_ms
         int hashfull
-        unsigned int root_pn
-        unsigned int root_dn
-        int max_ply_reached
-        unsigned short mate_len_upper
-        unsigned short mate_len_lower
-        const void* line
+        unsigned int proof_number
+        unsigned int disproof_number
+        int max_ply
+        unsigned short mate_length
+        unsigned short shortest_possible
+        const vector[Move]* moves
 
     ctypedef void (*ProgressFn)(void* ctx, const SearchProgress_c& progress) noexcept
 
@@ -105,42 +153,17 @@ cdef extern from "solver.h" namespace "usi_mate":
         void reset_stop() nogil
         bint stop_requested() nogil
         void set_progress(ProgressFn fn, void* ctx, uint64_t interval_ms)
+        SearchResult solve(const string& sfen, const SearchLimits& limits) except + nogil
         int hashfull()
 
 
 cdef extern from "api.h" namespace "usi_mate::api":
-    cdef struct SolveOutput:
-        int status
-        int stop_reason
-        vector[string] pv
-        uint64_t nodes
-        uint64_t line_nodes
-        uint64_t time_ms
-        int hashfull
-        int max_ply
-        string error
-        int min_length
-        int min_length_lower
-        int length_stop
-        uint64_t refine_positions
-        uint64_t refine_nodes
-        int refine_passes
-        vector[uint64_t] refine_split
-        int cert_status
-        vector[pair[string, string]] cert_refutations
-        uint64_t cert_nodes
-        string cert_failed_at
-        vector[string] cert_failed_path
-
-    SolveOutput c_solve "usi_mate::api::solve"(CSolver&, const string&, const SearchLimits&) except + nogil
     void c_solve_many "usi_mate::api::solve_many"(CSolver&, const vector[string]&, const SearchLimits&,
-                                                  vector[SolveOutput]&, int64_t*, const vector[int64_t]*) except + nogil
+                                                  vector[SearchResult]&, int64_t*, const vector[int64_t]*) except + nogil
 
     cdef struct ProbeOutput:
         int status
         vector[int] hand
         int mate_len
-
-    vector[string] c_progress_moves "usi_mate::api::progress_moves"(const SearchProgress_c&)
 
     ProbeOutput c_probe "usi_mate::api::probe"(const CSolver&, const string&, bint) except +

@@ -244,34 +244,52 @@ cdef class Position:
 # ---------------------------------------------------------------------------
 # Mate search
 
-import dataclasses
 import os
 import threading
 
 import usi_mate.types
-from usi_mate.types import _RESULT_FIELDS, Certification, MateResult, SearchProgress
+from usi_mate.types import _RESULT_FIELDS, Certification, MateResult, RefineStats, SearchProgress
 
-# Where each field of a MateResult lives (its slots, usi_mate.types), in field order: the
-# core writes its results there directly, in the order _result() lists them (checked here,
-# so that a field added or moved there fails the import, not a result).
-if _RESULT_FIELDS != ("status", "moves", "nodes", "time_ms", "hashfull", "error", "certification",
-                      "stop_reason", "line_nodes", "min_length", "shortest_possible", "length_stop"):
-    raise ImportError(f"usi_mate._core does not fill the MateResult fields {_RESULT_FIELDS}")
-cdef enum:
-    _N_FIELDS = 12  # (the tuple checked above)
-cdef Py_ssize_t _SLOT_OFFSETS[_N_FIELDS]
-for _k, _name in enumerate(_RESULT_FIELDS):
-    _SLOT_OFFSETS[_k] = _slot_offset(MateResult.__dict__[_name])
-del _k, _name
+# Where each field of a MateResult lives (its slots, usi_mate.types): the core writes its
+# results there directly, by name (_fill, for _mate_result), and an unpickled result's
+# values in field order (_mate_result_of_values).
+cdef Py_ssize_t _N_FIELDS = len(_RESULT_FIELDS)
+cdef vector[Py_ssize_t] _FIELD_OFFSETS  # in field order
+cdef dict _OFFSET_OF = {}  # field name -> offset
+for _name in _RESULT_FIELDS:
+    _FIELD_OFFSETS.push_back(_slot_offset(MateResult.__dict__[_name]))
+    _OFFSET_OF[_name] = _FIELD_OFFSETS.back()
+del _name
+# The names _fill was last given, in their order, and their offsets: a call with the same
+# names (the one builder's constants) finds its offsets by identity, without a lookup.
+cdef list _FILL_NAMES = [None] * _N_FIELDS
+cdef vector[Py_ssize_t] _FILL_OFFSETS = _FIELD_OFFSETS
+
+
+cdef object _fill(tuple pairs):
+    """The MateResult of ``pairs`` (name, value, name, value, ...: every field, in any
+    order), its slots written directly: without the frozen dataclass's __init__ (a
+    setattr a field). A name that is no field raises KeyError."""
+    if len(pairs) != 2 * _N_FIELDS:
+        raise TypeError(f"a MateResult has {_N_FIELDS} fields, not {len(pairs) // 2}")
+    result = _alloc_instance(MateResult)
+    cdef Py_ssize_t k
+    for k in range(_N_FIELDS):
+        name = pairs[2 * k]
+        if name is not _FILL_NAMES[k]:
+            _FILL_OFFSETS[k] = _OFFSET_OF[name]
+            _FILL_NAMES[k] = name
+        _set_slot(result, _FILL_OFFSETS[k], pairs[2 * k + 1])
+    return result
 
 
 cdef object _new_result(tuple values):
     """The MateResult whose fields are ``values`` (every field, in order), its slots
-    written directly: without the frozen dataclass's __init__ (a setattr a field)."""
+    written directly."""
     result = _alloc_instance(MateResult)
     cdef Py_ssize_t k
     for k in range(_N_FIELDS):
-        _set_slot(result, _SLOT_OFFSETS[k], values[k])
+        _set_slot(result, _FIELD_OFFSETS[k], values[k])
     return result
 
 
@@ -503,11 +521,11 @@ cdef void _progress_trampoline(void* ctx, const SearchProgress_c& p) noexcept wi
         return
     try:
         cb(SearchProgress(nodes=p.nodes, time_ms=p.time_ms, hashfull=p.hashfull,
-                          proof_number=p.root_pn, disproof_number=p.root_dn,
-                          max_ply=p.max_ply_reached,
-                          mate_length=p.mate_len_upper or None,
-                          shortest_possible=p.mate_len_lower or None,
-                          moves=tuple(m.decode() for m in c_progress_moves(p)) if p.line != NULL else None))
+                          proof_number=p.proof_number, disproof_number=p.disproof_number,
+                          max_ply=p.max_ply,
+                          mate_length=p.mate_length or None,
+                          shortest_possible=p.shortest_possible or None,
+                          moves=tuple(_usi_moves(p.moves[0])) if p.moves != NULL else None))
     except BaseException as e:  # never let a callback error unwind through C++
         solver._callback_error = e
         solver._solver.stop()
@@ -546,54 +564,73 @@ def _position_sfen(position):
     return Position(position).sfen()
 
 
-cdef object _certificate(SolveOutput& out):
-    """The core's disproof tree: (status, refutations, nodes, failed_at, failed_path)."""
-    return (out.cert_status, [(a.decode(), b.decode()) for a, b in out.cert_refutations],
-            out.cert_nodes, out.cert_failed_at.decode(), [m.decode() for m in out.cert_failed_path])
+cdef list _usi_moves(const vector[Move]& moves):
+    """The core's moves in USI."""
+    cdef list out = []
+    cdef size_t k
+    for k in range(moves.size()):
+        out.append(move_to_usi(moves[k]).decode("ascii"))
+    return out
 
 
-cdef object _result(SolveOutput& out, certification):
-    """The MateResult of the core's output (``certification``: None, or a Certification)."""
-    cdef list moves = []
-    for m in out.pv:
-        moves.append(m.decode("ascii"))
-    return _new_result((
-        _STATUS_NAMES[out.status],
-        moves,
-        out.nodes,
-        out.time_ms,
-        out.hashfull,
-        out.error.decode("utf-8", "backslashreplace") if out.error.size() else None,
-        certification,
-        _STOP_REASON_NAMES[out.stop_reason],
-        out.line_nodes,
-        out.min_length if out.min_length else None,
-        out.min_length_lower if out.min_length_lower else None,
-        _STOP_REASON_NAMES[out.length_stop],
+cdef object _mate_result(SearchResult& r, str sfen, bint certify, bint root_is_and_node_if_checked):
+    """The MateResult of the core's result: the one conversion, for search(),
+    search_many() and solve() alike. Every field by name, once (_fill), so that a field of
+    the result is added in four places: SearchResult (csrc/search_types.h), its
+    declaration in _core.pxd, here, and MateResult (usi_mate/types.py). With ``certify``,
+    a "no mate"'s disproof tree is replayed into its ``certification``."""
+    cdef int status = <int>r.status
+    cdef RefineStats_c* walk = &r.refine
+    return _fill((
+        "status", _STATUS_NAMES[status],
+        "moves", _usi_moves(r.moves),
+        "nodes", r.nodes,
+        "time_ms", r.time_ms,
+        "hashfull", r.hashfull,
+        "error", r.error.decode("utf-8", "backslashreplace") if r.error.size() else None,
+        "certification", _certification(sfen, r.certificate, root_is_and_node_if_checked)
+        if certify and status == 2 else None,
+        "stop_reason", _STOP_REASON_NAMES[<int>r.stop_reason],
+        "line_nodes", r.line_nodes,
+        "min_length", r.min_length if r.min_length else None,
+        "shortest_possible", r.shortest_possible if r.shortest_possible else None,
+        "length_stop", _STOP_REASON_NAMES[<int>r.length_stop],
+        "refine", RefineStats(walk.positions, walk.nodes, walk.passes, walk.tiny_nodes, walk.reprove_nodes,
+                              walk.judge_nodes, walk.along_nodes)
+        if walk.positions or walk.nodes or walk.passes else None,
     ))
 
 
-cdef object _refine_stats(SolveOutput& out):
-    return (out.refine_positions, out.refine_nodes, out.refine_passes, list(out.refine_split))
+# The builder fills every field: checked on the core's empty result at import, so that a
+# field added to MateResult and not to _mate_result fails the import, not a result.
+cdef SearchResult _empty_result
+try:
+    usi_mate.types._field_values(_mate_result(_empty_result, "", False, False))
+except (AttributeError, TypeError, KeyError) as _unfilled:
+    raise ImportError(f"usi_mate._core does not fill the MateResult fields {_RESULT_FIELDS} ({_unfilled!r})") from None
 
 
-def _certification(sfen, certificate, bint root_is_and_node_if_checked):
+cdef object _certification(str sfen, DisproofCertificate& c, bint root_is_and_node_if_checked):
     """Checks the core's disproof tree with usi_mate.certify (no table involved)."""
     from usi_mate.certify import canonical_sfen, verify_no_mate
 
-    status, refutations, nodes, failed_at, failed_path = certificate
-    if status == 0:  # (certify_nodes 0: nothing was built, so nothing is refuted either)
-        return Certification("incomplete", nodes, "", "no disproof tree was built (certify_nodes is 0)")
-    if status == 2:
-        return Certification("incomplete", nodes, "",
+    if c.status == 0:  # (certify_nodes 0: nothing was built, so nothing is refuted either)
+        return Certification("incomplete", c.nodes, "", "no disproof tree was built (certify_nodes is 0)")
+    if c.status == 2:
+        return Certification("incomplete", c.nodes, "",
                              "the disproof tree did not fit in certify_nodes (or the search was stopped)")
-    if status != 1:
-        path = " ".join(failed_path)
-        return Certification("refuted", nodes, "",
-                             f"no refutation found for {failed_at} (reached by {path or 'no move'})")
-    refutations = {canonical_sfen(a): b for a, b in refutations}
+    if c.status != 1:
+        path = " ".join(_usi_moves(c.failed_path))
+        return Certification("refuted", c.nodes, "",
+                             f"no refutation found for {c.failed_at.decode()} (reached by {path or 'no move'})")
+    refutations = {canonical_sfen(a.decode()): move_to_usi(b).decode() for a, b in c.refutations}
     and_root = root_is_and_node_if_checked and Position(sfen).is_check()
     return verify_no_mate(sfen, refutations, and_root=and_root)
+
+
+cdef class _Found:
+    """A search's SearchResult, handed from the thread that searched to the caller's."""
+    cdef SearchResult r
 
 
 cdef class Solver:
@@ -613,9 +650,6 @@ cdef class Solver:
     cdef object _state  # "idle", "armed" or "running"
     cdef public object _on_progress
     cdef public object _callback_error
-    # The last solve's refinement walk: (positions walked, nodes, passes, [nodes of its
-    # tiny searches, re-proofs, futility judgements, searches along the line]); for benchmarks.
-    cdef public object _refine
     cdef uint64_t _hash_mb
     # The core's limits of the last request seen (requests are frozen): a bulk caller
     # sends one request with every position, and reading its fields again cost each call.
@@ -647,7 +681,6 @@ cdef class Solver:
         self._state = "idle"
         self._on_progress = None
         self._callback_error = None
-        self._refine = (0, 0, 0, [0, 0, 0, 0])
 
     def __dealloc__(self):
         if self._solver != NULL:
@@ -857,6 +890,7 @@ cdef class Solver:
         is how this call reports, not part of what it asks. Returns a MateResult;
         raises as :meth:`solve` does (TypeError when ``request`` is no SearchRequest).
         """
+        cdef _Found found
         # A search() ends an arm(), whatever happens: validate, then search.
         try:
             settings = _settings()
@@ -888,7 +922,7 @@ cdef class Solver:
             if not short and threading.current_thread() is threading.main_thread():
                 out = self._solve_interruptible(sfen, request)
             else:
-                out = self._solve_native(sfen, request, request.certify)
+                out = self._solve_native(sfen, request)
         finally:
             self._solver.set_progress(NULL, NULL, 0)
             self._on_progress = None
@@ -896,14 +930,10 @@ cdef class Solver:
         if self._callback_error is not None:
             err, self._callback_error = self._callback_error, None
             raise err
-        result, refine, certificate = out
-        if bare and result.status == "invalid":
+        found = out
+        if bare and <int>found.r.status == 3:
             Position(sfen)  # malformed text raises ValueError (else: a position that cannot be searched)
-        self._refine = refine
-        if certificate is not None and result.status == "nomate":
-            certification = _certification(sfen, certificate, request.root_is_and_node_if_checked)
-            result = dataclasses.replace(result, certification=certification)
-        return result
+        return _mate_result(found.r, sfen, request.certify, request.root_is_and_node_if_checked)
 
     def search_many(self, positions, request):
         """Search each of ``positions`` as ``request`` asks, one after another in one call
@@ -965,7 +995,7 @@ cdef class Solver:
         (a reader on another thread runs meanwhile): their MateResults."""
         cdef SearchLimits limits = self._limits_for(request)
         cdef vector[string] sfens
-        cdef vector[SolveOutput] outs
+        cdef vector[SearchResult] results
         cdef vector[int64_t] c_labels
         cdef int64_t* c_searching = NULL
         cdef size_t k = 0
@@ -980,34 +1010,29 @@ cdef class Solver:
                 if type(sfen) is str:
                     c_labels.push_back(labels[n])
         with nogil:
-            c_solve_many(self._solver[0], sfens, limits, outs, c_searching, &c_labels if c_searching else NULL)
+            c_solve_many(self._solver[0], sfens, limits, results, c_searching, &c_labels if c_searching else NULL)
         cdef list found = []
         for sfen in texts:
             if type(sfen) is not str:
                 found.append(MateResult("invalid", error=str(sfen)))
                 continue
-            certification = None
-            if certify and outs[k].status == 2:
-                certification = _certification(sfen, _certificate(outs[k]), and_root)
-            found.append(_result(outs[k], certification))
+            found.append(_mate_result(results[k], sfen, certify, and_root))
             k += 1
-        if outs.size():
-            self._refine = _refine_stats(outs.back())
         return found
 
-    def _solve_native(self, sfen, request, bint certificate):
-        """The search itself, without the GIL: (MateResult without its certification,
-        the refinement walk's statistics, the disproof tree or None)."""
+    def _solve_native(self, sfen, request):
+        """The search itself, without the GIL: its _Found (the MateResult is made on the
+        caller's thread, its certification too)."""
         cdef string c_sfen = sfen.encode()
         cdef SearchLimits limits = self._limits_for(request)
-        cdef SolveOutput out
+        cdef _Found found = _Found.__new__(_Found)
         with nogil:
-            out = c_solve(self._solver[0], c_sfen, limits)
-        return (_result(out, None), _refine_stats(out), _certificate(out) if certificate else None)
+            found.r = self._solver.solve(c_sfen, limits)
+        return found
 
     def _solve_interruptible(self, sfen, request):
         # The main thread waits while the search thread searches: a signal handler
         # (Ctrl-C) only runs between bytecodes, never inside a native call, so
         # searching here would hold Ctrl-C until the search ends.
-        return _main_thread_searcher().run(lambda: self._solve_native(sfen, request, request.certify),
+        return _main_thread_searcher().run(lambda: self._solve_native(sfen, request),
                                            self.stop)

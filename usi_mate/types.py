@@ -39,6 +39,27 @@ class Certification:
     refutations: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
+@dataclass(frozen=True)
+class RefineStats:
+    """The refinement walk's work over the proven tree (``MateResult.refine``).
+
+    After a first proof whose line is long (over 128 plies), the shortest-mate search
+    (``post_search="MinLength"``) first walks the proven tree for shorter mates
+    (docs/DFPN.md). ``positions``: positions walked; ``nodes``: search nodes the walk
+    spent, of which ``tiny_nodes`` in its tiny searches, ``reprove_nodes`` in re-proofs,
+    ``judge_nodes`` in futility judgements and ``along_nodes`` in questions along the
+    line; ``passes``: passes completed. For benchmarks.
+    """
+
+    positions: int = 0
+    nodes: int = 0
+    passes: int = 0
+    tiny_nodes: int = 0
+    reprove_nodes: int = 0
+    judge_nodes: int = 0
+    along_nodes: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class MateResult:
     """The outcome of one mate search.
@@ -54,6 +75,8 @@ class MateResult:
     ``"length"`` (no mate within ``max_length``), ``"line"`` (a mate is proven
     but its line could not be rebuilt within the limits). ``line_nodes``: nodes
     spent rebuilding the line after the proof (included in ``nodes``).
+    ``refine``: the refinement walk's work when the shortest-mate search ran one
+    (:class:`RefineStats`; None when it did not), not shown nor compared.
     """
 
     status: MateStatus
@@ -77,6 +100,7 @@ class MateResult:
     # or the limit or stop() that came first ("nodes", "time", "stop"); None when the
     # minimum is proven or no such search ran.
     length_stop: StopReason | None = None
+    refine: RefineStats | None = field(default=None, repr=False, compare=False)
 
     # Slots, not a __dict__: a bulk caller keeps millions of these (a fraction of the
     # memory, docs/BATCH.md), and the cyclic collector scans one object less per result.
