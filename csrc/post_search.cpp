@@ -279,9 +279,9 @@ PostSearch::PostSearch(Solver& solver, Worker& main, LineReader& reader, uint64_
     // far: the user gave that time, and a short first proof leaves most of it,
     // but a long limit is a ceiling, not a wish to wait. A node limit keeps the
     // answer deterministic, so it gets the node share only.
-    uint64_t floor_us = std::min(SearchMonitor::search_time_ms(limits.time_ms) / 4, kTimeShareMs) * 1000;
+    uint64_t floor_us = std::min(SearchMonitor::search_time_ms(limits.time_limit_ms) / 4, kTimeShareMs) * 1000;
     uint64_t elapsed_us = w_.monitor().elapsed_us();
-    if (!limits.nodes && elapsed_us < floor_us) {
+    if (!limits.nodes_limit && elapsed_us < floor_us) {
       // Nodes a millisecond so far (the first proof's), times the milliseconds left.
       uint64_t by_time = first_nodes_ * 1000 / std::max<uint64_t>(elapsed_us, 1) * ((floor_us - elapsed_us) / 1000);
       share_ = std::max(share_, by_time);
@@ -299,12 +299,12 @@ SearchMonitor::Scope PostSearch::grace_scope(uint64_t own_nodes) {
   const SearchLimits& limits = w_.limits();
   uint64_t cap = w_.nodes() + own_nodes;
   Clock::time_point deadline = Clock::time_point::max();
-  if (limits.nodes) cap = std::min(cap, limits.nodes + limits.nodes / 20 + kLineOverrunNodes);
+  if (limits.nodes_limit) cap = std::min(cap, limits.nodes_limit + limits.nodes_limit / 20 + kLineOverrunNodes);
   // Until kGraceTime before the answer is due (at least 1 ms): a read cut
   // there still walks the rest of its line on recorded lengths
   // (line_reader.cpp), milliseconds on a long line with futility judgements
   // (docs/USI.md, "Limits").
-  if (limits.time_ms)
+  if (limits.time_limit_ms)
     deadline = std::max(w_.monitor().answer_deadline() - kGraceTime, Clock::now() + std::chrono::milliseconds(1));
   return w_.monitor().own(cap, deadline, false);
 }

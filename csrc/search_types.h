@@ -22,8 +22,8 @@ enum class MateStatus : int {
 // Why a search ended before its verdict (None: it reached one, or was invalid).
 enum class StopReason : int {
   None = 0,
-  NodeLimit = 1,    // SearchLimits::nodes
-  TimeLimit = 2,    // SearchLimits::time_ms
+  NodeLimit = 1,    // SearchLimits::nodes_limit
+  TimeLimit = 2,    // SearchLimits::time_limit_ms
   Stopped = 3,      // Solver::stop()
   DepthLimit = 4,   // a path reached SearchLimits::max_ply: a "no mate" could rest on the cut
   LengthLimit = 5,  // no mate within SearchLimits::max_length plies (a longer one may exist)
@@ -87,8 +87,10 @@ struct TestHooks {
 };
 
 struct SearchLimits {
-  uint64_t nodes = 0;    // 0 = no limit
-  uint64_t time_ms = 0;  // 0 = no limit
+  // (Named as the Python request names them: limits, where a result's nodes and
+  // time_ms are what the search spent.)
+  uint64_t nodes_limit = 0;    // 0 = no limit
+  uint64_t time_limit_ms = 0;  // 0 = no limit
   bool root_is_and_node_if_checked = false;
   int max_ply = kMaxPly;  // deeper paths are cut; a "no mate" that relied on a cut becomes unknown
   // Only mates of at most this many plies count (USI `go depth N`); 0 = any length.

@@ -104,7 +104,7 @@ void Worker::start(Position& pos, Color attacker, const SearchLimits& limits, co
   limits_ = limits;
   nodes_ = 0;
   seen_ = {};
-  monitor_.start(limits.nodes, limits.time_ms, stop);
+  monitor_.start(limits.nodes_limit, limits.time_limit_ms, stop);
   pos_ = &pos;
   attacker_ = attacker;
 }
@@ -265,7 +265,7 @@ bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchRe
   } else if (three_plies_settle(limits)) {
     uint64_t made = 0;
     bool as_reader = limits.post_search == PostSearchLevel::MinLength;
-    if (mate_in_three(pos, checks, line, made, limits.nodes ? limits.nodes : UINT64_MAX, as_reader)) {
+    if (mate_in_three(pos, checks, line, made, limits.nodes_limit ? limits.nodes_limit : UINT64_MAX, as_reader)) {
       length = 3;
       main_.set_nodes(made);
     }

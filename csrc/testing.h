@@ -139,7 +139,7 @@ struct LineSolve {
 inline LineSolve solve_with_line_cut(const std::string& sfen, uint64_t nodes, int post_search, uint64_t read_positions,
                                      uint64_t hash_mb) {
   SearchLimits limits;
-  limits.nodes = nodes;
+  limits.nodes_limit = nodes;
   limits.post_search = PostSearchLevel(post_search);
   limits.test.line_read_positions = read_positions;
   SearchResult r = solve_fresh(sfen, limits, hash_mb);
@@ -150,7 +150,7 @@ inline LineSolve solve_with_line_cut(const std::string& sfen, uint64_t nodes, in
 // mates along the line from its end up (TestHooks::line_pass).
 inline LineSolve solve_with_line_pass(const std::string& sfen, uint64_t nodes, bool line_pass, uint64_t hash_mb) {
   SearchLimits limits;
-  limits.nodes = nodes;
+  limits.nodes_limit = nodes;
   limits.test.line_pass = line_pass;
   SearchResult r = solve_fresh(sfen, limits, hash_mb);
   return {int(r.status), api::to_usi(r.moves)};
@@ -411,7 +411,7 @@ inline SearchedSolve solve_by_search(const std::string& sfen, uint64_t nodes, in
   Position pos;
   pos.set_sfen(sfen);
   SearchLimits limits;
-  limits.nodes = nodes;
+  limits.nodes_limit = nodes;
   limits.post_search = PostSearchLevel(post_search);
   limits.ignore_futile_interpositions = !strict;
   SearchResult r = Access::run(solver, pos, limits, false);
@@ -555,7 +555,7 @@ class ReaderBench {
     sfen_ = sfen;
     solver_.clear();
     SearchLimits limits;
-    limits.nodes = nodes;
+    limits.nodes_limit = nodes;
     limits.post_search = PostSearchLevel(post_search);
     limits.ignore_futile_interpositions = ignore_futile;
     limits.min_length_effort = 0;

@@ -63,8 +63,8 @@ cdef extern from "search_types.h" namespace "usi_mate":
     # _search_limits in _core.pyx, from the validated SearchRequest.
     cdef cppclass SearchLimits "usi_mate::SearchLimits":
         SearchLimits()
-        uint64_t nodes
-        uint64_t time_ms
+        uint64_t nodes_limit
+        uint64_t time_limit_ms
         bint root_is_and_node_if_checked
         int max_ply
         int max_length

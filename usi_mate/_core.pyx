@@ -359,8 +359,8 @@ cdef object _settings():
 cdef SearchLimits _search_limits(request) except *:
     """The one place a SearchRequest (validated when it was made) becomes the core's limits."""
     cdef SearchLimits limits
-    limits.time_ms = request.time_limit_ms or 0
-    limits.nodes = request.nodes_limit or 0
+    limits.time_limit_ms = request.time_limit_ms or 0
+    limits.nodes_limit = request.nodes_limit or 0
     limits.max_length = request.max_length or 0
     limits.post_search = <PostSearchLevel_c><int>POST_SEARCH_LEVELS.index(request.post_search)
     limits.min_length_effort = request.min_length_effort

@@ -794,6 +794,7 @@ class _LocalWorker:
         done: Callable[[_LocalWorker, _Order, float], None],
     ) -> None:
         self.order: _Order | None = None
+        self.preempted = False
         self.searching = ctypes.c_longlong(-1)
         self._spec, self._task, self._fill, self._done = spec, task, fill, done
         self._orders: queue.SimpleQueue[_Order | None] = queue.SimpleQueue()
@@ -809,6 +810,16 @@ class _LocalWorker:
         """End the thread after its chunk, if any."""
         self._orders.put(None)
 
+    def preempt(self) -> None:
+        """Stop its search now and end the thread; answers from now on are dropped, so
+        the rest of its chunk goes back to the queue (done) for a worker process, which
+        alone can lose a problem without losing the caller."""
+        self.preempted = True
+        solver = self._solver
+        if solver is not None:
+            solver.stop()
+        self._orders.put(None)
+
     def stop(self) -> None:
         """Stop its search now and end the thread (its answers are dropped)."""
         solver = self._solver
@@ -819,7 +830,7 @@ class _LocalWorker:
     def add(self, order: int, answer: tuple[int, Any, Exception | None]) -> None:
         # (As _Replies.add: the answers of the chunk in hand, each as it comes.)
         current = self.order
-        if current is not None and current.id == order:
+        if current is not None and current.id == order and not self.preempted:
             self._fill(current, [answer])
 
     def _serve(self) -> None:
@@ -894,6 +905,7 @@ class ProcessRunner:
         # beside it. Without it, at once.
         self._workers: list[_Worker] = []
         self._start_at: float | None = None
+        self._retiring: _LocalWorker | None = None  # preempted, its chunk not back yet
         if not local:
             self._workers = [_Worker(self._ctx, spec, task) for _ in range(jobs)]
         self._local: _LocalWorker | None = (
@@ -934,7 +946,10 @@ class ProcessRunner:
         ):
             if local.order is None:
                 local.retire()
-                self._local = local = None
+            else:
+                local.preempt()  # (its chunk's rest comes back through _local_done)
+                self._retiring = local
+            self._local = local = None
         return [*self._workers, local] if local is not None else list(self._workers)
 
     def _assign(self) -> None:
@@ -965,17 +980,22 @@ class ProcessRunner:
 
     def _local_fill(self, order: _Order, answers: list[tuple[int, Any, Exception | None]]) -> None:
         with self._lock:
-            if self._local is not None and self._local.order is order:
+            if not self._stopping and self._init_error is None:
                 order.chunk.fill(
                     (i, result if error is None else error) for i, result, error in answers
                 )
 
     def _local_done(self, local: _LocalWorker, order: _Order, work: float) -> None:
         with self._lock:
+            if self._retiring is local:
+                self._retiring = None
             if local.order is order:
                 local.order = None
                 left = [j for j in order.indices if order.chunk.outcomes[j] is PENDING]
-                if left:  # given back after CHUNK_BUDGET_SECONDS: first in line
+                if left and self._init_error is not None:  # no worker will take them
+                    error = WorkerStartError(self._init_error)
+                    order.chunk.fill((i, error) for i in left)
+                elif left:  # given back (CHUNK_BUDGET_SECONDS, or preempted): first in line
                     self._queue.appendleft(self._order(order.chunk, left))
                 self.sizer.measured(len(order.indices) - len(left), work)
         self._wake()
@@ -1038,6 +1058,7 @@ class ProcessRunner:
                     and not self._queue
                     and all(w.order is None for w in self._workers)
                     and (self._local is None or self._local.order is None)
+                    and self._retiring is None
                 ):
                     if self._local is not None:
                         self._local.retire()
