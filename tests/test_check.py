@@ -668,3 +668,19 @@ def test_antma_unique_and_not_unique_mates(solver):
             assert rivals, (name, report.verdict_text)
         else:
             assert not rivals and report.main_exact, (name, report.verdict_text)
+
+
+def test_the_check_takes_a_search_request_as_the_other_entries_do():
+    # Its limits, futility count and AND root from a SearchRequest (made and validated by
+    # the one maker of requests); a keyword not at its default replaces the request's.
+    from usi_mate import SearchRequest
+
+    sfen = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
+    by_request = check(sfen, SearchRequest(nodes_limit=200_000, ignore_futile_interpositions=False))
+    by_keywords = check(sfen, nodes_limit=200_000, ignore_futile_interpositions=False)
+    assert by_request.verdict == by_keywords.verdict == "sound"
+    assert by_request.main_line == by_keywords.main_line == ("G*5b",)
+    with pytest.raises(ValueError, match="nodes_limit"):
+        check(sfen, SearchRequest(), nodes_limit=-1)
+    with pytest.raises(TypeError, match="SearchRequest"):
+        check(sfen, {"nodes_limit": 5})  # type: ignore[arg-type]

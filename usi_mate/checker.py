@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._core import Position, Solver
@@ -40,10 +40,8 @@ from .settings import (
     DEFAULT_HASH_MB,
     DEFAULT_MIN_LENGTH_EFFORT,
     FUTILITY_NODE_CAP,
-    MAX_NODES,
-    MAX_TIME_MS,
     SearchRequest,
-    check_int,
+    search_request,
 )
 from .types import MateResult, SearchProgress
 from .verify import judge_drop
@@ -502,6 +500,7 @@ def _validate_line(start: Position, moves: list[str], attacker: int) -> None:
 
 def check(
     position: Position | str,
+    request: SearchRequest | None = None,
     *,
     line: Sequence[str] | str | None = None,
     time_limit_ms: int | None = None,
@@ -529,9 +528,13 @@ def check(
     unsound defence at move k, undecided, no mate or invalid.
 
     Limits hold for the whole check: ``time_limit_ms`` and ``nodes_limit`` (None: none; the check
-    then runs until every question is settled). ``solver``: a Solver to use (its table is kept, as
-    across searches); otherwise one of ``hash_mb`` MB is made. ``ignore_futile_interpositions``
-    (default) leaves futile interpositions out as the answer does; False counts every reply.
+    then runs until every question is settled). ``request``: a :class:`SearchRequest` to take
+    those two, ``ignore_futile_interpositions`` and ``root_is_and_node_if_checked`` from (its other
+    fields do not apply); a keyword of the four not at its default replaces the request's, and
+    every one is validated as a SearchRequest validates it. ``solver``: a Solver to use (its
+    table is kept, as across searches); otherwise one of ``hash_mb`` MB is made.
+    ``ignore_futile_interpositions`` (default) leaves futile interpositions out as the answer
+    does; False counts every reply.
     ``defences=False`` asks only about the attacker's moves (cooks); ``attacks=False`` only about
     the defender's (is the main line's defence the longest? ``scripts.audit_lines`` asks that of
     every engine's answers). ``main_search=False`` with a given ``line``: no search of the problem
@@ -552,7 +555,10 @@ def check(
     """
     # The first statement, while locals() holds the parameters only: they travel on as one
     # value (a parameter missing from _CheckOptions is a TypeError at the first call).
-    options = _CheckOptions(**{k: v for k, v in locals().items() if k != "position"})
+    options = _CheckOptions(
+        **{k: v for k, v in locals().items() if k not in ("position", "request")}
+    )
+    options = _with_request(request, options)
     try:
         return _check(position, options)
     finally:
@@ -569,16 +575,29 @@ def check_task(
     the limits hold for the whole check; ``post_search``, ``certify`` and
     ``max_length`` do not apply. None when ``stopped()`` cut the check short.
     """
-    report = check(
-        text,
-        solver=solver,
-        time_limit_ms=request.time_limit_ms,
-        nodes_limit=request.nodes_limit,
-        ignore_futile_interpositions=request.ignore_futile_interpositions,
-        root_is_and_node_if_checked=request.root_is_and_node_if_checked,
-        should_stop=stopped,
-    )
+    report = check(text, request, solver=solver, should_stop=stopped)
     return None if not report.complete and stopped() else report
+
+
+# The fields of a SearchRequest the check takes (its limits hold for the whole check; the
+# other fields do not apply), with check()'s defaults for them.
+_REQUEST_FIELDS = {
+    "time_limit_ms": None,
+    "nodes_limit": None,
+    "ignore_futile_interpositions": True,
+    "root_is_and_node_if_checked": False,
+}
+
+
+def _with_request(request: SearchRequest | None, o: _CheckOptions) -> _CheckOptions:
+    """The check's search fields made by the one maker of requests (settings.search_request):
+    ``request`` with the keywords that are not at their default replacing its fields, each
+    validated as a SearchRequest validates it."""
+    given = {k: getattr(o, k) for k, d in _REQUEST_FIELDS.items() if getattr(o, k) != d}
+    if request is None and not given:
+        return o
+    made = search_request(request, given)  # type: ignore[arg-type]
+    return replace(o, **{k: getattr(made, k) for k in _REQUEST_FIELDS})
 
 
 @dataclass(frozen=True)
@@ -650,8 +669,6 @@ def _check(position: Position | str, o: _CheckOptions) -> CheckReport:
 
 def _prepare(position: Position | str, o: _CheckOptions) -> _Context:
     """Validate the arguments and set up the position, the given line, the budget and searcher."""
-    check_int("time_limit_ms", o.time_limit_ms, 0, MAX_TIME_MS)
-    check_int("nodes_limit", o.nodes_limit, 0, MAX_NODES)
     start = position.copy() if isinstance(position, Position) else Position(position)
     sfen = start.sfen()
     attacker = 1 - start.turn if o.root_is_and_node_if_checked and start.is_check() else start.turn
