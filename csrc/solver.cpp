@@ -265,8 +265,14 @@ bool Solver::settled_at_root(Position& pos, const SearchLimits& limits, SearchRe
   } else if (three_plies_settle(limits)) {
     uint64_t made = 0;
     bool as_reader = limits.post_search == PostSearchLevel::MinLength;
-    if (mate_in_three(pos, checks, line, made, limits.nodes_limit ? limits.nodes_limit : UINT64_MAX, as_reader)) {
+    uint64_t cap = limits.nodes_limit ? limits.nodes_limit : UINT64_MAX;
+    if (mate_in_three(pos, checks, line, made, cap, as_reader)) {
       length = 3;
+      main_.set_nodes(made);
+    } else if (made >= cap) {
+      // The look spent the caller's nodes: they count, and the search below stops at
+      // once (it was given the whole limit again, and a run under a node limit then
+      // looked like one that never reached it).
       main_.set_nodes(made);
     }
   }

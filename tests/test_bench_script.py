@@ -74,3 +74,14 @@ def test_the_search_trace_bounds_the_length(tmp_path):
         assert r.returncode == 0, r.stdout + r.stderr
         last = [line for line in r.stdout.splitlines() if line.startswith("| zukou-002 |")][-1]
         assert f"| {answer}" in last, last
+
+
+def test_the_one_call_table_runs_on_the_committed_mates_in_one(tmp_path):
+    # scripts.one_call: solve(sfen) as a script writes it against cshogi's call; without
+    # USI_MATE_PROBLEMS only nshogi's mates in one (in problems/) are there.
+    r = run_script(
+        "scripts.one_call", "--count", "20", cwd=tmp_path, env_extra={"USI_MATE_PROBLEMS": ""}
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "| nshogi mate-1 (19 a column) |" in r.stdout, r.stdout
+    assert r.stdout.count(" µs") == 3, r.stdout

@@ -864,6 +864,32 @@ def test_solve_keeps_a_solver_per_thread_and_answers_as_a_new_one():
     assert one_call._kept.solver is None
 
 
+def test_solve_without_limits_answers_as_a_new_solver_below_and_above_its_first_slice():
+    # solve() without limits first searches within _FIRST_SLICE_NODES on the calling
+    # thread and asks again in full when that was reached: either way the answer is a new
+    # Solver's, node for node (composers' count and strict count, MinLength and first
+    # proofs; mates in one and three answered before the search, and problems above the
+    # slice).
+    from usi_mate import solver as one_call
+
+    quick = ("zukou-002", "zukou-003", "zukou-005", "zukou-007")  # (under a second each)
+    sfens = [s for s, _, ident in load_labelled("zukou.sfen") if ident in quick] + [MATE1]
+    sfens += [s for s, label, _ in load_labelled("generated.sfen") if label in ("3", "nomate")][:12]
+    above = 0
+    for sfen in sfens:
+        for kwargs in ({}, {"post_search": "None", "ignore_futile_interpositions": False}):
+            fresh = Solver(hash_mb=16).solve(sfen, **kwargs)
+            got = solve(sfen, hash_mb=16, **kwargs)
+            assert (got.status, got.nodes, got.moves, got.min_length) == (
+                fresh.status,
+                fresh.nodes,
+                fresh.moves,
+                fresh.min_length,
+            ), (sfen, kwargs)
+            above += fresh.nodes >= one_call._FIRST_SLICE_NODES
+    assert above >= 4  # (the full search was asked again on some)
+
+
 def test_a_cleared_solver_searches_as_a_new_one_after_threads_came_and_went():
     # clear() zeroes only the clusters a one-thread search noted; a table that was
     # shared by threads since is zeroed whole, or entries of the threads' search would

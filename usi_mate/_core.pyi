@@ -23,6 +23,8 @@ FUTILITY_NODE_CAP: int
 UNCAPPED_FUTILITY_NODE_CAP: int
 UNCAPPED_MAX_LENGTH: int
 SEARCH_THREAD_STACK: int
+# Whether the calling thread's stack holds the deepest search (short searches run there).
+_MAIN_STACK_HOLDS_A_SEARCH: bool
 
 def min_length_share(first_nodes: int, effort: int = ...) -> int: ...
 def split_position_text(text: str) -> tuple[str, list[str]]: ...

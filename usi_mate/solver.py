@@ -6,8 +6,10 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from . import _core
 from ._core import Position, Solver
 from .settings import DEFAULT_HASH_MB, SearchOptions, SearchRequest, search_request
 from .types import MateResult, SearchProgress
@@ -58,7 +60,45 @@ def solve(
     """
     wanted = search_request(request, options)  # (bad arguments raise before a table is made)
     solver = _kept_solver(hash_mb, threads)
+    if (
+        wanted.nodes_limit is None
+        and wanted.time_limit_ms is None
+        and on_progress is None
+        and threads == 1
+        and _core._MAIN_STACK_HOLDS_A_SEARCH
+        and threading.current_thread() is threading.main_thread()
+    ):
+        first = solver.search(position, _first_slice(wanted))
+        if not _reached(first, _FIRST_SLICE_NODES):
+            return first  # (nothing reached the cap: the unlimited search's answer)
+        solver.clear()
     return solver.search(position, wanted, on_progress=on_progress)
+
+
+# A search without limits from the main thread runs on the search thread, so that
+# Ctrl-C can stop it; the handoff costs more than a mate in a few plies (about 20 us,
+# docs/BENCHMARKS.md, "The cost of a call"). solve() first asks the same search within
+# this many nodes, which runs on the calling thread (Ctrl-C waits for at most these):
+# one that ends within them answers as the unlimited search does, node for node, since
+# nothing in it reached the cap; else the table is cleared and the search asked again
+# in full, so the answer is still a new Solver's.
+_FIRST_SLICE_NODES = 20_000
+_slices: dict[SearchRequest, SearchRequest] = {}
+
+
+def _first_slice(request: SearchRequest) -> SearchRequest:
+    """``request`` within _FIRST_SLICE_NODES (made once a request)."""
+    sliced = _slices.get(request)
+    if sliced is None:
+        if len(_slices) > 64:
+            _slices.clear()
+        sliced = _slices[request] = replace(request, nodes_limit=_FIRST_SLICE_NODES)
+    return sliced
+
+
+def _reached(result: MateResult, cap: int) -> bool:
+    """Whether a search within ``cap`` nodes may have answered otherwise without it."""
+    return result.nodes >= cap or "nodes" in (result.stop_reason, result.length_stop)
 
 
 _kept = threading.local()
