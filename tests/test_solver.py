@@ -651,6 +651,27 @@ def test_a_signal_handler_may_search_while_the_main_thread_waits():
     assert outer.status == "unknown" and outer.nodes >= 1_000_000
 
 
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="signal.setitimer is POSIX only")
+def test_ctrl_c_stops_solve_without_limits_past_its_first_slice():
+    # solve() without limits searches its first slice on the calling thread, then asks
+    # again on the search thread: Ctrl-C (here a handler raising KeyboardInterrupt, as
+    # SIGINT's does) is raised whichever it lands in, and the next call answers.
+    sfen = next(s for s, _, ident in load_labelled("zukou.sfen") if ident == "zukou-001")
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)  # (zukou-001 takes seconds)
+        with pytest.raises(KeyboardInterrupt):
+            solve(sfen, hash_mb=16)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert solve(MATE1, hash_mb=16).moves == ["G*5b"]
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
 def test_a_forked_child_searches_from_its_main_thread():
     # The child has no copy of the parent's search thread: it must start its own.
