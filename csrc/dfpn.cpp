@@ -326,7 +326,7 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
     // OR: pn = min child pn, dn = sum child dn. AND: the other way round.
     Selection s = select_child(f, n, or_node, order_.tie_last);
     uint32_t min_v = s.min_v;
-    uint32_t sum_v = min_v == 0 ? PN_INF : uint32_t(std::min<uint64_t>(s.sum, PN_INF - 1));
+    uint32_t sum_v = s.summed();
     if (n == 0) {
       min_v = PN_INF;
       sum_v = 0;

@@ -12,14 +12,9 @@
 #include <utility>
 
 #if defined(_WIN32)
-#ifndef NOMINMAX
-#define NOMINMAX  // no min/max macros from windows.h
-#endif
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
 #include <process.h>
-#include <windows.h>
+
+#include "win32.h"
 #else
 #include <pthread.h>
 #include <unistd.h>

@@ -18,6 +18,10 @@ struct Selection {
   uint32_t min_v = PN_INF, second = PN_INF;
   uint64_t sum = 0;
   int best = -1;
+
+  // The node's number in the summed direction: infinite once a child settles it
+  // (min_v 0), else the sum clamped below PN_INF.
+  uint32_t summed() const { return min_v == 0 ? PN_INF : uint32_t(std::min<uint64_t>(sum, PN_INF - 1)); }
 };
 
 inline Selection select_child(const SearchFrame& f, int n, bool or_node, bool tie_last) {

@@ -640,7 +640,7 @@ inline ChoiceResult choose_child(const std::vector<std::vector<uint32_t>>& child
   Selection s = select_child(*f, n, or_node, tie_last);
   ChoiceResult out{s.best, s.min_v, s.second, s.sum, 0, 0};
   if (s.best >= 0) {
-    uint32_t sum_v = s.min_v == 0 ? PN_INF : uint32_t(std::min<uint64_t>(s.sum, PN_INF - 1));
+    uint32_t sum_v = s.summed();
     const ChildNode& c = f->child[s.best];
     auto th = child_thresholds(s, sum_v, or_node ? c.dn : c.pn, or_node, th_pn, th_dn, eps_shift);
     out.child_th_pn = th.first;

@@ -613,19 +613,29 @@ def _worker_main(conn: Any, spec: SolverSpec, task: Task, searching: Any) -> Non
         if message is None:
             return
         order, items = message
-        if task is solve_task:
-            work = _search_runs_in_worker(solver, items, searching, replies, order)
-        else:
-            work = 0.0
-            for n, (i, text, request) in enumerate(items):
-                if n and work >= CHUNK_BUDGET_SECONDS:
-                    break  # the rest goes back (see CHUNK_BUDGET_SECONDS)
-                searching.value = i
-                start = time.perf_counter()
-                replies.add(order, _task_answer(task, solver, i, text, request))
-                work += time.perf_counter() - start
-                searching.value = -1
+        work = _run_chunk(task, solver, items, searching, replies, order)
         replies.finish(order, work)
+
+
+def _run_chunk(
+    task: Task, solver: Solver, items: list[Any], searching: Any, replies: Any, order: int
+) -> float:
+    """A worker's chunk (a process's or the local thread's): its answers to
+    ``replies.add``, until :data:`CHUNK_BUDGET_SECONDS` of work (the rest goes back);
+    ``searching`` holds the index of the task in hand (-1 between tasks). Its seconds
+    of work."""
+    if task is solve_task:
+        return _search_runs_in_worker(solver, items, searching, replies, order)
+    work = 0.0
+    for n, (i, text, request) in enumerate(items):
+        if n and work >= CHUNK_BUDGET_SECONDS:
+            break  # the rest goes back (see CHUNK_BUDGET_SECONDS)
+        searching.value = i
+        start = time.perf_counter()
+        replies.add(order, _task_answer(task, solver, i, text, request))
+        work += time.perf_counter() - start
+        searching.value = -1
+    return work
 
 
 def _task_answer(
@@ -839,17 +849,7 @@ class _LocalWorker:
             try:
                 if self._solver is None:
                     self._solver = self._spec.make()
-                solver = self._solver
-                if self._task is solve_task:
-                    work = _search_runs_in_worker(solver, items, self.searching, self, order.id)
-                else:
-                    work = 0.0
-                    for n, (i, text, request) in enumerate(items):
-                        if n and work >= CHUNK_BUDGET_SECONDS:
-                            break
-                        start = time.perf_counter()
-                        self.add(order.id, _task_answer(self._task, solver, i, text, request))
-                        work += time.perf_counter() - start
+                work = _run_chunk(self._task, self._solver, items, self.searching, self, order.id)
             except MemoryError:
                 work = 0.0  # no table here: the chunk's rest goes back to the workers
             self._done(self, order, work)

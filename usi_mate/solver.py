@@ -6,7 +6,6 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from . import _core
@@ -68,7 +67,8 @@ def solve(
         and _core._MAIN_STACK_HOLDS_A_SEARCH
         and threading.current_thread() is threading.main_thread()
     ):
-        first = solver.search(position, _first_slice(wanted))
+        sliced = search_request(wanted, {"nodes_limit": _FIRST_SLICE_NODES})  # (cached)
+        first = solver.search(position, sliced)
         if not _reached(first, _FIRST_SLICE_NODES):
             return first  # (nothing reached the cap: the unlimited search's answer)
         solver.clear()
@@ -83,17 +83,6 @@ def solve(
 # nothing in it reached the cap; else the table is cleared and the search asked again
 # in full, so the answer is still a new Solver's.
 _FIRST_SLICE_NODES = 20_000
-_slices: dict[SearchRequest, SearchRequest] = {}
-
-
-def _first_slice(request: SearchRequest) -> SearchRequest:
-    """``request`` within _FIRST_SLICE_NODES (made once a request)."""
-    sliced = _slices.get(request)
-    if sliced is None:
-        if len(_slices) > 64:
-            _slices.clear()
-        sliced = _slices[request] = replace(request, nodes_limit=_FIRST_SLICE_NODES)
-    return sliced
 
 
 def _reached(result: MateResult, cap: int) -> bool:
