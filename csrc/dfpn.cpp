@@ -360,7 +360,7 @@ NodeValue Worker::mid(int ply, uint32_t th_pn, uint32_t th_dn, uint64_t path_key
 #endif
 
     ChildNode& c = f.child[s.best];
-    auto [cth_pn, cth_dn] = child_thresholds(s, sum_v, or_node ? c.dn : c.pn, or_node, th_pn, th_dn, order_.eps_shift);
+    auto [cth_pn, cth_dn] = child_thresholds(s, or_node ? c.dn : c.pn, or_node, th_pn, th_dn, order_.eps_shift);
     NodeValue r;
     {
       ScopedMove child(*pos_, path_, c.move);

@@ -612,8 +612,8 @@ class ReaderBench {
 // The MID loop's choice (selection.h) over children given as numbers: each
 // child is (pn, dn, drop, delayed); a drop is a pawn drop, a board move a
 // rook's, both to distinct squares (the rule reads only whether a move is a
-// drop). Returns the best child's index, the best and second values, the sum
-// of the other number and, given the node's thresholds, the best child's
+// drop). Returns the best child's index, the best and second values, the
+// other number summed (board moves) plus its largest over the drops and, given the node's thresholds, the best child's
 // thresholds (pn, dn).
 struct ChoiceResult {
   int best;
@@ -638,11 +638,10 @@ inline ChoiceResult choose_child(const std::vector<std::vector<uint32_t>>& child
     c.delayed = uint8_t(v[3]);
   }
   Selection s = select_child(*f, n, or_node, tie_last);
-  ChoiceResult out{s.best, s.min_v, s.second, s.sum, 0, 0};
+  ChoiceResult out{s.best, s.min_v, s.second, s.sum + s.drop_max, 0, 0};
   if (s.best >= 0) {
-    uint32_t sum_v = s.summed();
     const ChildNode& c = f->child[s.best];
-    auto th = child_thresholds(s, sum_v, or_node ? c.dn : c.pn, or_node, th_pn, th_dn, eps_shift);
+    auto th = child_thresholds(s, or_node ? c.dn : c.pn, or_node, th_pn, th_dn, eps_shift);
     out.child_th_pn = th.first;
     out.child_th_dn = th.second;
   }

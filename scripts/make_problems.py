@@ -110,7 +110,7 @@ DEFAULT_OUT = REPO / "problems" / "generated.sfen"
 
 # --- search limits (nodes; usi_mate runs ~1-2 M nodes/s on the project machine) ---
 # First look at a candidate: most random positions are settled far below this.
-PREFILTER_NODES = 300_000
+PREFILTER_NODES = 500_000
 # Shortest-mate proof for a label. Tests re-solve with a cap a few times higher,
 # so every label stays provable in well under a second.
 LABEL_NODES = 2_000_000

@@ -5,7 +5,8 @@ node into the reply with the smallest disproof number; of equals, the one the ot
 number rates harder first, then (OR nodes) a drop before a board move. The child gets
 thresholds by the 1+epsilon trick: it keeps the search until it is a quarter worse than
 the second best (capped by the node's own threshold), and its other threshold is the
-node's less its siblings' sum, where an infinite threshold stays infinite.
+node's less its siblings' sum, where an infinite threshold stays infinite. In that sum
+the drops (drop checks, interposing drops) count as one, by the largest of them.
 """
 
 from __future__ import annotations
@@ -44,6 +45,35 @@ def test_then_a_drop_check_before_a_board_move_and_otherwise_the_first():
         _choose_child([child(3, 4), child(3, 4), child(3, 4)], or_node=True, tie_last=True)["best"]
         == 2
     )
+
+
+def test_drops_count_by_their_largest_in_the_sum():
+    # AND node: board replies' proof numbers summed (5), the drops' by their largest (7).
+    r = _choose_child(
+        [child(5, 2), child(3, 4, drop=True), child(7, 3, drop=True), child(2, 6, drop=True)],
+        or_node=False,
+        th_pn=30,
+        th_dn=30,
+    )
+    assert (r["best"], r["sum"]) == (0, 12)
+    # The best child, a board reply, may grow until the node reaches 30: 30 - (12 - 5).
+    assert r["th_pn"] == 23
+    # A drop as the best child may grow until it alone, with the board replies, reaches 30.
+    r = _choose_child(
+        [child(5, 6), child(3, 2, drop=True), child(7, 3, drop=True)],
+        or_node=False,
+        th_pn=30,
+        th_dn=30,
+    )
+    assert (r["best"], r["sum"], r["th_pn"]) == (1, 12, 25)
+    # OR node: the drop checks' disproof numbers count by their largest too.
+    r = _choose_child(
+        [child(3, 4), child(5, 2, drop=True), child(6, 5, drop=True)],
+        or_node=True,
+        th_pn=30,
+        th_dn=30,
+    )
+    assert (r["best"], r["sum"], r["th_dn"]) == (0, 9, 25)
 
 
 def test_delayed_children_take_no_part():

@@ -173,7 +173,7 @@ def _generated_with(category):
 # look with its disproof certificate on a cleared 16 MB table within 300 k nodes.
 # Repeated with the same table size and limits, they give the same lines and trees.
 LABEL_SEARCH = {"hash_mb": 64, "nodes_limit": 2_000_000}
-FIRST_SEARCH = {"hash_mb": 16, "nodes_limit": 300_000, "certify_nodes": 1_000_000}
+FIRST_SEARCH = {"hash_mb": 16, "nodes_limit": 500_000, "certify_nodes": 1_000_000}
 
 
 def _label_search(sfen):
