@@ -19,9 +19,8 @@ namespace usi_mate {
 // Drops (drop checks at an OR node, interposing drops at an AND node) count as
 // one: the drops of one node are usually settled the same way, so their sum
 // counted one piece of work many times, and a far check with three squares to
-// interpose on looked three times harder to prove than it was. First proofs of
-// 図巧 + 無双: 0.74x the nodes of the summed rule on the 20 hardest (geometric
-// mean), 0.90x on the rest (docs/DFPN.md, "df-pn").
+// interpose on looked three times harder to prove than it was (measured in
+// docs/DFPN.md, "df-pn").
 struct Selection {
   uint32_t min_v = PN_INF, second = PN_INF;
   uint64_t sum = 0;       // the other number, summed over the board moves

@@ -302,8 +302,8 @@ def _checks(board, move):
     return check
 
 
-# Every other one of the 60 in the default run (each costs 60 ms, most of it the
-# certificate's replay): 30 perpetual checks keep the rule; all 60 with -m slow.
+# Every other one of the 52 in the default run (each costs 60 ms, most of it the
+# certificate's replay): 26 perpetual checks keep the rule; all 52 with -m slow.
 @pytest.mark.parametrize(
     "sfen,expected,ident",
     [
