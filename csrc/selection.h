@@ -78,13 +78,13 @@ inline std::pair<uint32_t, uint32_t> child_thresholds(const Selection& s, uint32
   // quarter worse than the second best, not just one worse; this cuts the
   // thrashing between siblings of similar value.
   uint64_t child_th_min = std::min<uint64_t>(th_min, uint64_t(s.second) + std::max<uint32_t>(1, s.second >> eps_shift));
-  // An infinite threshold stays infinite: with the siblings' sum clamped just below
-  // PN_INF, th_sum - sum_v + w_best left the child one above its own value, and
-  // it returned after every step, to be entered again down the same forced
-  // stretch, so a long work could stall (docs/DFPN.md, "df-pn").
   // The summed direction: the node stays below its threshold while the best
   // child stays below the threshold less the rest: its siblings' sum, or for a
-  // drop the board moves' sum (the drops count by their largest).
+  // drop the board moves' sum (the drops count by their largest). An infinite
+  // threshold stays infinite: with the siblings' sum clamped just below PN_INF,
+  // the threshold less it left the child one above its own value, and it
+  // returned after every step, to be entered again down the same forced
+  // stretch, so a long work could stall (docs/DFPN.md, "df-pn").
   uint64_t rest = s.best_drop ? s.sum : s.sum + s.drop_max - w_best;
   uint64_t child_th_sum = th_sum >= PN_INF ? PN_INF : std::min<uint64_t>(PN_INF, uint64_t(th_sum) - rest);
   return {uint32_t(or_node ? child_th_min : child_th_sum), uint32_t(or_node ? child_th_sum : child_th_min)};

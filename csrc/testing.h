@@ -613,8 +613,8 @@ class ReaderBench {
 // child is (pn, dn, drop, delayed); a drop is a pawn drop, a board move a
 // rook's, both to distinct squares (the rule reads only whether a move is a
 // drop). Returns the best child's index, the best and second values, the
-// other number summed (board moves) plus its largest over the drops and, given the node's thresholds, the best child's
-// thresholds (pn, dn).
+// node's other number (the board moves' sum plus the drops' largest) and,
+// given the node's thresholds, the best child's thresholds (pn, dn).
 struct ChoiceResult {
   int best;
   uint32_t min_v, second;

@@ -771,8 +771,9 @@ cdef class _LengthBounds:
 
 def _choose_child(children, or_node, tie_last=False, th_pn=None, th_dn=None, eps_shift=2):
     """select_child and child_thresholds (csrc/selection.h) over children given as
-    (pn, dn, drop, delayed): a dict of the best index, min and second values, the sum
-    of the other number and the best child's thresholds (th_* None: infinite)."""
+    (pn, dn, drop, delayed): a dict of the best index, min and second values, the
+    node's other number ("sum": the board moves' sum plus the drops' largest) and the
+    best child's thresholds (th_* None: infinite)."""
     cdef vector[vector[unsigned int]] c_children
     cdef vector[unsigned int] row
     cdef unsigned int flag
