@@ -48,31 +48,20 @@ def test_then_a_drop_check_before_a_board_move_and_otherwise_the_first():
 
 
 def test_drops_count_by_their_largest_in_the_sum():
+    def choose(children, or_node):
+        return _choose_child(children, or_node=or_node, th_pn=30, th_dn=30)
+
     # AND node: board replies' proof numbers summed (5), the drops' by their largest (7).
-    r = _choose_child(
-        [child(5, 2), child(3, 4, drop=True), child(7, 3, drop=True), child(2, 6, drop=True)],
-        or_node=False,
-        th_pn=30,
-        th_dn=30,
-    )
+    drops = [child(3, 4, drop=True), child(7, 3, drop=True), child(2, 6, drop=True)]
+    r = choose([child(5, 2), *drops], or_node=False)
     assert (r["best"], r["sum"]) == (0, 12)
     # The best child, a board reply, may grow until the node reaches 30: 30 - (12 - 5).
     assert r["th_pn"] == 23
     # A drop as the best child may grow until it alone, with the board replies, reaches 30.
-    r = _choose_child(
-        [child(5, 6), child(3, 2, drop=True), child(7, 3, drop=True)],
-        or_node=False,
-        th_pn=30,
-        th_dn=30,
-    )
+    r = choose([child(5, 6), child(3, 2, drop=True), child(7, 3, drop=True)], or_node=False)
     assert (r["best"], r["sum"], r["th_pn"]) == (1, 12, 25)
     # OR node: the drop checks' disproof numbers count by their largest too.
-    r = _choose_child(
-        [child(3, 4), child(5, 2, drop=True), child(6, 5, drop=True)],
-        or_node=True,
-        th_pn=30,
-        th_dn=30,
-    )
+    r = choose([child(3, 4), child(5, 2, drop=True), child(6, 5, drop=True)], or_node=True)
     assert (r["best"], r["sum"], r["th_dn"]) == (0, 9, 25)
 
 
